@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `sello` command. Sources are TypeScript; tsx compiles them on load so that
+// `npx sello …` works straight from a checkout, with no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+const { runCli } = await import('../core/cli.ts');
+process.exitCode = await runCli(process.argv.slice(2));

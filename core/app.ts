@@ -1,0 +1,132 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import path from 'node:path';
+import { createRateLimiter, releaseAbandonedIdempotencyKeys } from './auth/index.js';
+import { syncCatalogs } from './catalogs/index.js';
+import type { Config } from './config.js';
+import { lockDataDir, prepareDataDir } from './data-dir.js';
+import { openStore, type Store } from './db/index.js';
+import { createHttpApp } from './http/app.js';
+import { identificationTypeResource, taxTypeResource } from './http/resources/catalogs.js';
+import { webhookEndpointResource } from './http/resources/webhook-endpoints.js';
+import { apiV1Routes } from './http/routes.js';
+import { uiRoutes } from './http/ui.js';
+import { createLogger, type Logger } from './log/index.js';
+import { loadSecretBox } from './secrets/index.js';
+import { createWebhookEndpoints } from './webhooks/index.js';
+
+export interface Agent {
+  /** `http://127.0.0.1:8437` */
+  baseUrl: string;
+  /** One-time URL of the admin UI, with its session token. */
+  adminUrl: string;
+  store: Store;
+  /** Stops accepting requests, lets the ones in flight end, closes the store. */
+  stop(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** The store file inside a data folder. */
+export function storeFile(dataDir: string): string {
+  return path.join(dataDir, 'sello.db');
+}
+
+/** Opens the data folder's store for a one-shot command (books, keys…), with migrations. */
+export async function openDataStore(dataDir: string): Promise<Store> {
+  prepareDataDir(dataDir);
+  const store = await openStore(storeFile(dataDir));
+  restrictStoreFiles(dataDir);
+  return store;
+}
+
+function restrictStoreFiles(dataDir: string): void {
+  for (const name of ['sello.db', 'sello.db-wal', 'sello.db-shm']) {
+    try {
+      fs.chmodSync(path.join(dataDir, name), 0o600);
+    } catch {
+      // The -wal/-shm files come and go with connections.
+    }
+  }
+}
+
+/**
+ * The composition root: opens the data folder, wires every part with its
+ * dependencies, listens, and returns what stops it all in reverse order.
+ */
+export async function startAgent(config: Config, options: { log?: Logger } = {}): Promise<Agent> {
+  const log = options.log ?? createLogger(config.logLevel);
+  if (!LOOPBACK.has(config.host)) {
+    throw new Error(
+      `Escuchar en ${config.host} requiere TLS, que esta versión todavía no configura. Use --host 127.0.0.1 (predeterminado).`,
+    );
+  }
+  prepareDataDir(config.dataDir);
+  const unlock = lockDataDir(config.dataDir);
+  const stops: Array<() => Promise<void> | void> = [unlock];
+  try {
+    const store = await openDataStore(config.dataDir);
+    stops.push(() => store.close());
+    syncCatalogs(store);
+    const freed = releaseAbandonedIdempotencyKeys(store);
+    if (freed > 0) log.warn('released idempotency keys left running by a previous process', { count: freed });
+
+    const secrets = loadSecretBox(config.dataDir);
+    const endpoints = createWebhookEndpoints(store, secrets);
+    const adminToken = crypto.randomBytes(32).toString('base64url');
+
+    const app = createHttpApp({
+      store,
+      log,
+      limiter: createRateLimiter(config.rateLimitPerMinute),
+      extraHostNames: config.extraHostNames,
+      routes: [
+        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource]),
+        ...uiRoutes(),
+      ],
+    });
+
+    const server = http.createServer(app.callback());
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          // Requests still running after 5 s are cut: a stop must not hang forever.
+          setTimeout(() => server.closeAllConnections(), 5_000).unref();
+        }),
+    );
+
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+    const baseUrl = `http://${host}:${port}`;
+    log.info('listening', { baseUrl, dataDir: config.dataDir });
+
+    let stopped: Promise<void> | undefined;
+    return {
+      baseUrl,
+      adminUrl: `${baseUrl}/ui/?token=${adminToken}`,
+      store,
+      stop() {
+        stopped ??= (async () => {
+          for (const stop of stops.reverse()) await stop();
+          log.info('stopped');
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    for (const stop of stops.reverse()) await stop();
+    throw err;
+  }
+}

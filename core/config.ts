@@ -1,0 +1,81 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** Everything the agent needs to start. CONTRACT §1: flags, then `SELLO_<NAME>`, then defaults. */
+export interface Config {
+  /** Folder with the store, the secret key and the test CA; created 0700. */
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Host names accepted in the `Host` header besides the loopback ones (CONTRACT §2). */
+  extraHostNames: string[];
+  rateLimitPerMinute: number;
+  /** Shrinks every delivery delay; 1 in production, 0.001 in tests. */
+  deliveryTimeScale: number;
+  /** Public base URL used in QR texts and links to `/v/{id}`, when the office publishes one. */
+  publicBaseUrl: string | undefined;
+  tsaUrl: string | undefined;
+  pkcs11Modules: string[];
+  /** A PEM file of extra CAs trusted for HTTPS destinations. */
+  caFile: string | undefined;
+  logLevel: LogLevel;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export type ConfigOverrides = Partial<Config>;
+
+/** The OS application-data folder for Sello. */
+export function defaultDataDir(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = os.homedir(),
+): string {
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'sello');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'sello');
+  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'sello');
+}
+
+function numberSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[`SELLO_${name}`];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) {
+    throw new ConfigError(`SELLO_${name} debe ser un número mayor o igual a ${min}; se recibió "${raw}".`);
+  }
+  return value;
+}
+
+function listSetting(env: NodeJS.ProcessEnv, name: string, separator: string): string[] {
+  const raw = env[`SELLO_${name}`];
+  return raw ? raw.split(separator).map((s) => s.trim()).filter(Boolean) : [];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const logLevels: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.SELLO_LOG_LEVEL ?? 'info') as LogLevel;
+  if (!logLevels.includes(logLevel)) {
+    throw new ConfigError(`SELLO_LOG_LEVEL debe ser uno de ${logLevels.join(', ')}.`);
+  }
+  const port = overrides.port ?? numberSetting(env, 'PORT', 8437, 0);
+  if (!Number.isInteger(port) || port > 65535) throw new ConfigError(`Puerto no válido: ${port}.`);
+  return {
+    dataDir: path.resolve(overrides.dataDir ?? env.SELLO_HOME ?? defaultDataDir()),
+    host: overrides.host ?? env.SELLO_HOST ?? '127.0.0.1',
+    port,
+    extraHostNames: overrides.extraHostNames ?? listSetting(env, 'HOST_NAMES', ','),
+    rateLimitPerMinute: overrides.rateLimitPerMinute ?? numberSetting(env, 'RATE_LIMIT_PER_MINUTE', 300, 1),
+    deliveryTimeScale: overrides.deliveryTimeScale ?? numberSetting(env, 'DELIVERY_TIME_SCALE', 1, 0),
+    publicBaseUrl: overrides.publicBaseUrl ?? (env.SELLO_PUBLIC_BASE_URL || undefined),
+    tsaUrl: overrides.tsaUrl ?? (env.SELLO_TSA_URL || undefined),
+    pkcs11Modules: overrides.pkcs11Modules ?? listSetting(env, 'PKCS11_MODULES', path.delimiter),
+    caFile: overrides.caFile ?? (env.SELLO_CA_FILE || undefined),
+    logLevel: overrides.logLevel ?? logLevel,
+  };
+}

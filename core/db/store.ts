@@ -1,0 +1,129 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type CompiledQuery } from 'kysely';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+/** Anything kysely can compile: a select, insert, update or delete builder. */
+export interface Compilable<Row> {
+  compile(): CompiledQuery<Row>;
+}
+
+/**
+ * The SQLite store. Queries are built with kysely (types that carry the SQL) and run
+ * synchronously on better-sqlite3: short transactions, no await inside one, so a
+ * transaction can never span an HTTP call.
+ */
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly sqlite: BetterSqlite3.Database;
+  all<Row>(query: Compilable<Row>): Row[];
+  first<Row>(query: Compilable<Row>): Row | undefined;
+  run(query: Compilable<unknown>): { changes: number };
+  /**
+   * A prepared statement for hand-written SQL, prepared once per text. Only for the
+   * few hot paths where building the query each time would cost more than running it.
+   */
+  statement<Params extends unknown[], Row>(sql: string): BetterSqlite3.Statement<Params, Row>;
+  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction; a throw rolls it back. */
+  transaction<T>(fn: () => T): T;
+  close(): Promise<void>;
+}
+
+type SqliteValue = string | number | bigint | Buffer | null;
+
+function toSqlite(values: readonly unknown[]): SqliteValue[] {
+  return values.map((v) => {
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (v === undefined) return null;
+    return v as SqliteValue;
+  });
+}
+
+/**
+ * Opens (creating if needed) the store at `file`, applies the pragmas every
+ * connection needs and runs pending migrations.
+ *
+ * WAL lets readers go on while a write commits; `synchronous = FULL` makes each
+ * commit durable on power loss, which a delivery outbox needs; `busy_timeout`
+ * waits for another process's lock instead of failing at once.
+ */
+export async function openStore(file: string): Promise<Store> {
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    sqlite.close();
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepareText = (text: string): BetterSqlite3.Statement => {
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+  const prepare = (query: CompiledQuery<unknown>): BetterSqlite3.Statement => prepareText(query.sql);
+
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
+
+  return {
+    db,
+    sqlite,
+    all<Row>(query: Compilable<Row>): Row[] {
+      const compiled = query.compile();
+      const statement = prepare(compiled);
+      const params = toSqlite(compiled.parameters);
+      if (!statement.reader) {
+        statement.run(params);
+        return [];
+      }
+      return statement.all(params) as Row[];
+    },
+    first<Row>(query: Compilable<Row>): Row | undefined {
+      const compiled = query.compile();
+      const statement = prepare(compiled);
+      return statement.get(toSqlite(compiled.parameters)) as Row | undefined;
+    },
+    run(query: Compilable<unknown>): { changes: number } {
+      const compiled = query.compile();
+      const statement = prepare(compiled);
+      const params = toSqlite(compiled.parameters);
+      if (statement.reader) {
+        // UPDATE … RETURNING and the like: still a write.
+        const rows = statement.all(params);
+        return { changes: rows.length };
+      }
+      return { changes: statement.run(params).changes };
+    },
+    statement<Params extends unknown[], Row>(text: string) {
+      return prepareText(text) as unknown as BetterSqlite3.Statement<Params, Row>;
+    },
+    transaction<T>(fn: () => T): T {
+      if (sqlite.inTransaction) return fn();
+      begin.run();
+      try {
+        const result = fn();
+        commit.run();
+        return result;
+      } catch (err) {
+        if (sqlite.inTransaction) rollback.run();
+        throw err;
+      }
+    },
+    async close(): Promise<void> {
+      statements.clear();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { errorCatalog, type ErrorCode } from './catalog.js';
+
+export { errorCatalog, isErrorCode, type ErrorCode, type ErrorEntry } from './catalog.js';
+
+export type Language = 'es' | 'en';
+
+export interface SelloErrorDetails {
+  /** A more specific human text than the catalog's, in Spanish. */
+  detail?: string;
+  /** The same in English, when `detail` is given. */
+  detailEn?: string;
+  /** JSON pointer into the request body (JSON:API `source.pointer`). */
+  pointer?: string;
+  /** Query parameter at fault (JSON:API `source.parameter`). */
+  parameter?: string;
+  /** Messages by field path (fiscal `errors`, Family A `params`). */
+  fields?: Record<string, string[]>;
+  /** Overrides the catalog status (rarely needed). */
+  status?: number;
+  /** Extra response headers, such as `Retry-After`. */
+  headers?: Record<string, string>;
+  /** Extra machine-readable facts (for example `retries_left` of a token). */
+  meta?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of Sello's domain. Its `code` is stable and documented; the
+ * HTTP edge turns it into the envelope of the family that was called.
+ *
+ * @example
+ *   throw new SelloError('page_out_of_range', { detail: 'El PDF tiene 3 páginas; se pidió la 7.' });
+ */
+export class SelloError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: SelloErrorDetails;
+
+  constructor(code: ErrorCode, details: SelloErrorDetails = {}) {
+    super(details.detail ?? errorCatalog[code].es, { cause: details.cause });
+    this.name = 'SelloError';
+    this.code = code;
+    this.status = details.status ?? errorCatalog[code].status;
+    this.details = details;
+  }
+
+  /** The catalog's short text for this code. */
+  title(lang: Language = 'es'): string {
+    return errorCatalog[this.code][lang];
+  }
+
+  /** The most specific human text available in `lang`. */
+  text(lang: Language = 'es'): string {
+    if (lang === 'en') return this.details.detailEn ?? (this.details.detail ? this.details.detail : errorCatalog[this.code].en);
+    return this.details.detail ?? errorCatalog[this.code].es;
+  }
+}
+
+export function isSelloError(err: unknown): err is SelloError {
+  return err instanceof SelloError;
+}

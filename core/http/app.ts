@@ -1,0 +1,58 @@
+import Koa from 'koa';
+import { z } from 'zod';
+import type { RateLimiter } from '../auth/index.js';
+import type { Store } from '../db/index.js';
+import { SelloError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { Route, State } from './context.js';
+import { authenticateRoute } from './middleware/authenticate.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { hostCheckMiddleware } from './middleware/host-check.js';
+import { requestMiddleware } from './middleware/request.js';
+import { createRouter } from './router.js';
+
+export interface HttpAppDeps {
+  store: Store;
+  log: Logger;
+  limiter: RateLimiter;
+  /** Host names accepted besides the loopback ones. */
+  extraHostNames: readonly string[];
+  routes: readonly Route[];
+}
+
+/**
+ * Builds the Koa app that serves both API families, the admin API and the UI on
+ * one origin. It does not listen: `startAgent` does.
+ */
+export function createHttpApp(deps: HttpAppDeps): Koa<State> {
+  // Validation messages of the schemas in Spanish (CONTRACT §4).
+  z.config(z.locales.es());
+  const app = new Koa<State>({ proxy: false });
+  const match = createRouter(deps.routes);
+
+  app.use(requestMiddleware(deps.log));
+  app.use(errorMiddleware(deps.log));
+  app.use(hostCheckMiddleware(deps.extraHostNames));
+  app.use(async (ctx) => {
+    const found = match(ctx.method, ctx.path);
+    if (found.kind === 'none') {
+      // An API path answers 401 before 404, so that routes can't be probed without a key.
+      const surface = ctx.state.surface;
+      const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? 'none' : 'family-b';
+      authenticateRoute(deps.store, deps.limiter, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
+      throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
+    }
+    if (found.kind === 'wrong-method') {
+      throw new SelloError('method_not_allowed', {
+        detail: `Método ${ctx.method} no permitido en ${ctx.path}. Permitidos: ${found.allowed.join(', ')}.`,
+        detailEn: `Method ${ctx.method} not allowed on ${ctx.path}. Allowed: ${found.allowed.join(', ')}.`,
+        headers: { Allow: found.allowed.join(', ') },
+      });
+    }
+    ctx.state.surface = found.route.surface;
+    ctx.state.params = found.params;
+    authenticateRoute(deps.store, deps.limiter, ctx, found.route);
+    await found.route.handler(ctx);
+  });
+  return app;
+}

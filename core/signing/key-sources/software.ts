@@ -1,0 +1,44 @@
+/**
+ * A key held in memory as a node:crypto KeyObject: Sello's test certificates (CONTRACT §10)
+ * and keys taken out of a .p12. Signs with `crypto.sign`, never forge (100× faster).
+ */
+import { createPublicKey, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
+import { assertCertificateCurrent, type Clock, type KeySource } from './key-source.js';
+
+export interface SoftwareKeySourceOptions {
+  key: KeyObject;
+  certificate: Buffer;
+  chain?: Buffer[];
+  now?: Clock;
+}
+
+/**
+ * @example
+ *   const source = softwareKeySource({ key: leaf.privateKey, certificate: leaf.certificate, chain: leaf.chain });
+ *   await buildPadesCms({ digest, signer: source });
+ */
+export function softwareKeySource(opts: SoftwareKeySourceOptions): KeySource & { kind: 'software' | 'p12' } {
+  return makeSoftwareSource('software', opts);
+}
+
+export function makeSoftwareSource<K extends 'software' | 'p12'>(kind: K, opts: SoftwareKeySourceOptions): KeySource & { kind: K } {
+  if (!keyMatchesCertificate(opts.key, opts.certificate)) {
+    throw new Error('La clave privada no corresponde al certificado.');
+  }
+  const now = opts.now ?? (() => new Date());
+  return {
+    kind,
+    certificate: opts.certificate,
+    chain: opts.chain ?? [],
+    async sign(data: Buffer): Promise<Buffer> {
+      assertCertificateCurrent(opts.certificate, now());
+      // RSA: PKCS#1 v1.5 with SHA-256; EC: ECDSA with SHA-256, DER-encoded (node's default).
+      return cryptoSign('sha256', data, opts.key);
+    },
+  };
+}
+
+export function keyMatchesCertificate(key: KeyObject, certificate: Buffer): boolean {
+  const pub = (key.type === 'private' ? createPublicKey(key) : key).export({ type: 'spki', format: 'der' });
+  return new X509Certificate(certificate).publicKey.export({ type: 'spki', format: 'der' }).equals(pub);
+}

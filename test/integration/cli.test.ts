@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonApiHeaders, tempDir } from '../helpers/agent.js';
+import { sello, selloJson, startServe } from '../helpers/cli.js';
+
+describe('sello serve', () => {
+  it('prints base and admin URLs as JSON, serves, and exits 0 on SIGTERM', async () => {
+    const dir = tempDir();
+    const serve = await startServe(dir);
+    expect(serve.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(serve.adminUrl.startsWith(`${serve.baseUrl}/ui/?token=`)).toBe(true);
+    const res = await fetch(`${serve.baseUrl}/api/v1/openapi`);
+    expect(res.status).toBe(200);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'sello.lock'))).toBe(false);
+  });
+
+  it('keeps what was written across a restart, even after kill -9', async () => {
+    const dir = tempDir();
+    selloJson(['books', 'create', 'acme', '--tenant', 'oficina', '--data-dir', dir]);
+    const { key } = selloJson<{ key: string }>(['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'acme', '--data-dir', dir]);
+
+    const first = await startServe(dir);
+    const created = await fetch(`${first.baseUrl}/api/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: jsonApiHeaders(key),
+      body: JSON.stringify({ data: { type: 'webhook_endpoint', attributes: { url: 'https://erp.example/h', secret: 'un-secreto-largo' } } }),
+    });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: { id: string } }).data.id;
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    // The lock left by the killed process must not stop the next start.
+    const second = await startServe(dir);
+    const got = await fetch(`${second.baseUrl}/api/v1/webhook-endpoints/${id}`, { headers: jsonApiHeaders(key) });
+    expect(got.status).toBe(200);
+    expect(((await got.json()) as { data: { attributes: { url: string } } }).data.attributes.url).toBe('https://erp.example/h');
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('refuses a second agent on the same data folder with one clear line', async () => {
+    const dir = tempDir();
+    const first = await startServe(dir);
+    const res = sello(['serve', '--port', '0', '--data-dir', dir]);
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim()).toMatch(/^sello: Otro proceso de Sello \(pid \d+\) ya usa la carpeta de datos/);
+    first.child.kill('SIGTERM');
+    await first.exited;
+  });
+
+  it('refuses a non-loopback host until TLS is configured', () => {
+    const res = sello(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()]);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/requiere TLS/);
+  });
+
+  it('restricts the data folder and its files', async () => {
+    const dir = path.join(tempDir(), 'nuevo');
+    selloJson(['books', 'create', 'acme', '--tenant', 'oficina', '--data-dir', dir]);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dir, 'sello.db')).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('sello books and keys', () => {
+  it('creates and lists books and keys, and revokes a key', () => {
+    const dir = tempDir();
+    const book = selloJson<{ id: string; slug: string }>(['books', 'create', 'acme', '--tenant', 'oficina', '--name', 'ACME S.A.', '--data-dir', dir]);
+    expect(book.slug).toBe('acme');
+    const listed = sello(['books', 'list', '--json', '--data-dir', dir]).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(listed).toEqual([expect.objectContaining({ id: book.id, slug: 'acme', tenant_slug: 'oficina', name: 'ACME S.A.', accounting_api: true })]);
+
+    const a = selloJson<{ id: string; key: string }>(['keys', 'create', '--family', 'a', '--env', 'test', '--data-dir', dir]);
+    expect(a.key).toMatch(/^sk_test_[0-9A-Za-z]{43}$/);
+    const b = selloJson<{ id: string; key: string }>(['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'acme', '--name', 'erp', '--scope', 'signing', '--data-dir', dir]);
+    expect(b.key).toMatch(/^sello_live_[0-9A-Za-z]{43}$/);
+    const keys = sello(['keys', 'list', '--json', '--data-dir', dir]).stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(keys).toHaveLength(2);
+    expect(keys.find((k) => k.id === b.id)).toMatchObject({ family: 'b', environment: 'live', name: 'erp', scopes: ['signing'], book_id: book.id, revoked_at: null });
+    expect(JSON.stringify(keys)).not.toContain(b.key);
+    const db = fs.readFileSync(path.join(dir, 'sello.db'));
+    expect(db.includes(Buffer.from(b.key))).toBe(false);
+
+    const revoked = selloJson<{ id: string; revoked_at: string }>(['keys', 'revoke', b.id, '--data-dir', dir]);
+    expect(revoked.revoked_at).toMatch(/^\d{4}-/);
+  });
+
+  it('exits non-zero with one clear line on bad input, changing nothing', () => {
+    const dir = tempDir();
+    selloJson(['books', 'create', 'acme', '--tenant', 'oficina', '--data-dir', dir]);
+    const dbBefore = () => sello(['keys', 'list', '--json', '--data-dir', dir]).stdout + sello(['books', 'list', '--json', '--data-dir', dir]).stdout;
+    const before = dbBefore();
+    const cases: Array<[string[], RegExp]> = [
+      [['keys', 'create', '--family', 'x', '--env', 'test'], /--family debe ser a o b/],
+      [['keys', 'create', '--family', 'a'], /Falta --env/],
+      [['keys', 'create', '--family', 'b', '--env', 'live'], /pertenecen a un libro/],
+      [['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'nope'], /No existe el libro "nope"/],
+      [['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'acme', '--scope', 'admin'], /--scope debe ser accounting o signing/],
+      [['keys', 'create', '--family', 'a', '--env', 'live', '--book', 'acme'], /no de un libro/],
+      [['keys', 'revoke', 'no-such-id'], /No existe una clave con id no-such-id/],
+      [['books', 'create', 'acme', '--tenant', 'otra'], /Ya existe un libro/],
+      [['books', 'create', 'Mal Nombre', '--tenant', 'x'], /no es un identificador válido/],
+      [['books', 'create', 'nuevo'], /Falta --tenant/],
+      [['books', 'frobnicate'], /Use: sello books/],
+      [['frobnicate'], /Comando desconocido: frobnicate/],
+      [['serve', '--port', 'abc'], /--port debe ser un número/],
+      [['keys', 'list', '--bogus'], /Opción desconocida: --bogus/],
+    ];
+    for (const [args, message] of cases) {
+      const res = sello([...args, '--data-dir', dir]);
+      expect(res.status, args.join(' ')).not.toBe(0);
+      expect(res.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(res.stderr, args.join(' ')).toMatch(message);
+    }
+    expect(dbBefore()).toBe(before);
+  });
+});
