@@ -4,5 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../core/cli.ts');
+const { runCli } = await import('../core/cli/index.ts');
 process.exitCode = await runCli(process.argv.slice(2));

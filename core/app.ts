@@ -16,13 +16,22 @@ import { uiRoutes } from './http/ui.js';
 import { createLogger, type Logger } from './log/index.js';
 import { loadSecretBox } from './secrets/index.js';
 import { createWebhookEndpoints } from './webhooks/index.js';
+import { createDocuments } from './documents/index.js';
+import { createDeliveryEngine, deliveryAdminRoutes, type DeliveryEngine } from './delivery/index.js';
+import { version } from './version.js';
+import { documentRoutes } from './http/resources/documents.js';
+import { downloadRoutes } from './http/family-a/downloads.js';
 
 export interface Agent {
   /** `http://127.0.0.1:8437` */
   baseUrl: string;
   /** One-time URL of the admin UI, with its session token. */
   adminUrl: string;
+  /** Session token of the admin API (`Authorization: Bearer …` on `/admin/api`). */
+  adminToken: string;
   store: Store;
+  /** The delivery engine: status changes enqueue into it inside their transaction, then wake it. */
+  delivery: DeliveryEngine;
   /** Stops accepting requests, lets the ones in flight end, closes the store. */
   stop(): Promise<void>;
 }
@@ -76,14 +85,31 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const secrets = loadSecretBox(config.dataDir);
     const endpoints = createWebhookEndpoints(store, secrets);
     const adminToken = crypto.randomBytes(32).toString('base64url');
+    const delivery = createDeliveryEngine({
+      store,
+      secrets,
+      log: log.child({ module: 'delivery' }),
+      timeScale: config.deliveryTimeScale,
+      caFile: config.caFile,
+      retentionDays: config.deliveryRetentionDays,
+      timeoutMs: config.deliveryTimeoutMs,
+      userAgent: `Sello/${version}`,
+    });
+    // Stopped after the server (stops run in reverse): in-flight attempts drain and are recorded before the store closes.
+    stops.push(() => delivery.stop());
+    const documents = createDocuments(store, delivery);
 
     const app = createHttpApp({
       store,
       log,
       limiter: createRateLimiter(config.rateLimitPerMinute),
+      adminToken,
       extraHostNames: config.extraHostNames,
       routes: [
         ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource]),
+        ...documentRoutes(store, documents),
+        ...downloadRoutes(documents),
+        ...deliveryAdminRoutes(store, delivery),
         ...uiRoutes(),
       ],
     });
@@ -111,12 +137,15 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
     const baseUrl = `http://${host}:${port}`;
     log.info('listening', { baseUrl, dataDir: config.dataDir });
+    delivery.start();
 
     let stopped: Promise<void> | undefined;
     return {
       baseUrl,
       adminUrl: `${baseUrl}/ui/?token=${adminToken}`,
+      adminToken,
       store,
+      delivery,
       stop() {
         stopped ??= (async () => {
           for (const stop of stops.reverse()) await stop();

@@ -13,6 +13,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Shrinks every delivery delay; 1 in production, 0.001 in tests. */
   deliveryTimeScale: number;
+  /** Days that delivery attempts, delivered deliveries and finished events are kept (`SELLO_DELIVERY_RETENTION_DAYS`). */
+  deliveryRetentionDays: number;
+  /** Per-attempt delivery timeout; 15 s (CONTRACT §9). Not a setting: only tests override it. */
+  deliveryTimeoutMs: number;
   /** Public base URL used in QR texts and links to `/v/{id}`, when the office publishes one. */
   publicBaseUrl: string | undefined;
   tsaUrl: string | undefined;
@@ -72,6 +76,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     extraHostNames: overrides.extraHostNames ?? listSetting(env, 'HOST_NAMES', ','),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? numberSetting(env, 'RATE_LIMIT_PER_MINUTE', 300, 1),
     deliveryTimeScale: overrides.deliveryTimeScale ?? numberSetting(env, 'DELIVERY_TIME_SCALE', 1, 0),
+    deliveryRetentionDays: overrides.deliveryRetentionDays ?? numberSetting(env, 'DELIVERY_RETENTION_DAYS', 30, 1),
+    deliveryTimeoutMs: overrides.deliveryTimeoutMs ?? 15_000,
     publicBaseUrl: overrides.publicBaseUrl ?? (env.SELLO_PUBLIC_BASE_URL || undefined),
     tsaUrl: overrides.tsaUrl ?? (env.SELLO_TSA_URL || undefined),
     pkcs11Modules: overrides.pkcs11Modules ?? listSetting(env, 'PKCS11_MODULES', path.delimiter),

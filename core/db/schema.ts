@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types of the store, as kysely sees them. Booleans are INTEGER 0/1 and
  * times are ISO-8601 UTC text (so they sort and compare as text); the owning
@@ -11,6 +13,11 @@ export interface Database {
   identification_types: IdentificationTypesTable;
   tax_types: TaxTypesTable;
   settings: SettingsTable;
+  documents: DocumentsTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  certificates: CertificatesTable;
 }
 
 export interface BooksTable {
@@ -88,4 +95,102 @@ export interface TaxTypesTable {
 export interface SettingsTable {
   name: string;
   value: string;
+}
+
+export interface DocumentsTable {
+  id: string;
+  book_id: string;
+  environment: 'test' | 'live';
+  external_ref: string;
+  country: 'EC' | 'PE';
+  doc_type: string;
+  numero: string;
+  access_key: string | null;
+  /** YYYY-MM-DD */
+  issue_date: string;
+  currency: string;
+  /** Decimal amount as text, never a float. */
+  grand_total: string;
+  status: 'pending' | 'authorized' | 'rejected' | 'failed';
+  authorization_status: string | null;
+  authorization_number: string | null;
+  authorization_date: string | null;
+  failure_reason: string | null;
+  pdf: Buffer | null;
+  xml: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  book_id: string;
+  document_id: string;
+  /** `document.authorized`, `document.rejected`, `document.failed` */
+  type: string;
+  /** The exact JSON bytes of the webhook body, fixed when the event happened. */
+  body: string;
+  created_at: string;
+}
+
+/** The delivery outbox (core/delivery owns it; CONTRACT §9). */
+export interface DeliveriesTable {
+  id: string;
+  kind: 'webhook' | 'callback';
+  event_id: string | null;
+  endpoint_id: string | null;
+  document_id: string | null;
+  event_type: string | null;
+  /** Callbacks only: destination, sealed bearer token, body. */
+  url: string | null;
+  bearer_sealed: string | null;
+  body: string | null;
+  /** `Webhook-Id`, stable across retries. */
+  message_id: string;
+  state: 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+  max_attempts: number;
+  /** Epoch milliseconds. */
+  due_at: number;
+  lease_token: string | null;
+  last_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  number: number;
+  attempted_at: string;
+  url: string;
+  status: number | null;
+  duration_ms: number;
+  /** The first 4 KiB of the response body, as text. */
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface CertificatesTable {
+  id: string;
+  environment: 'test' | 'live';
+  source: 'p12' | 'token' | 'test';
+  fingerprint: string;
+  certificate: Buffer;
+  chain: string;
+  subject_name: string;
+  serial_number: string;
+  not_before: string;
+  not_after: string;
+  p12: Buffer | null;
+  p12_password_sealed: string | null;
+  private_key_sealed: string | null;
+  token_module: string | null;
+  token_serial: string | null;
+  token_label: string | null;
+  token_key_id: string | null;
+  created_at: string;
 }

@@ -145,6 +145,13 @@ export const errorCatalog = {
     en: 'Client-generated ids are not supported.',
   },
 
+  // ── deliveries (CONTRACT §9, admin API) ─────────────────────────────────────
+  delivery_not_resendable: {
+    status: 409,
+    es: 'Solo se reenvían las entregas fallidas de destinos que todavía existen.',
+    en: 'Only failed deliveries of endpoints that still exist can be sent again.',
+  },
+
   // ── PDF and signatures (CONTRACT §11, §12) ──────────────────────────────────
   pdf_invalid: {
     status: 400,

@@ -15,6 +15,8 @@ export interface HttpAppDeps {
   store: Store;
   log: Logger;
   limiter: RateLimiter;
+  /** Session token of the admin API for this run. */
+  adminToken: string;
   /** Host names accepted besides the loopback ones. */
   extraHostNames: readonly string[];
   routes: readonly Route[];
@@ -39,7 +41,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
       // An API path answers 401 before 404, so that routes can't be probed without a key.
       const surface = ctx.state.surface;
       const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? 'none' : 'family-b';
-      authenticateRoute(deps.store, deps.limiter, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
+      authenticateRoute(deps.store, deps.limiter, deps.adminToken, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
       throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
     }
     if (found.kind === 'wrong-method') {
@@ -51,7 +53,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     }
     ctx.state.surface = found.route.surface;
     ctx.state.params = found.params;
-    authenticateRoute(deps.store, deps.limiter, ctx, found.route);
+    authenticateRoute(deps.store, deps.limiter, deps.adminToken, ctx, found.route);
     await found.route.handler(ctx);
   });
   return app;

@@ -69,6 +69,8 @@ export interface SignPdfOptions {
   signingTime?: Date;
   /** RFC 3161 TSA for PAdES B-T; B-B without it. */
   timestampUrl?: string;
+  /** Extra CAs (PEM file) trusted for an HTTPS timestamp authority. */
+  caFile?: string;
   reason?: string;
   location?: string;
 }
@@ -82,6 +84,14 @@ export interface SignPdfOptions {
  *   });
  */
 export async function signPdf(pdf: Buffer, signer: CmsSigner, opts: SignPdfOptions = {}): Promise<Buffer> {
+  return Buffer.concat(await signPdfParts(pdf, signer, opts));
+}
+
+/**
+ * Like `signPdf`, but returns the original bytes and the signed update as two pieces,
+ * so that a large file can be written without a second full-size copy in memory.
+ */
+export async function signPdfParts(pdf: Buffer, signer: CmsSigner, opts: SignPdfOptions = {}): Promise<[Buffer, Buffer]> {
   const prepared = preparePdfSignature(pdf, {
     signingTime: opts.signingTime ?? new Date(),
     contentsSize: estimateCmsSize(signer, { timestamp: Boolean(opts.timestampUrl) }),
@@ -89,6 +99,11 @@ export async function signPdf(pdf: Buffer, signer: CmsSigner, opts: SignPdfOptio
     ...(opts.reason ? { reason: opts.reason } : {}),
     ...(opts.location ? { location: opts.location } : {}),
   });
-  const cms = await buildPadesCms({ digest: prepared.digest, signer, ...(opts.timestampUrl ? { timestampUrl: opts.timestampUrl } : {}) });
-  return prepared.embed(cms);
+  const cms = await buildPadesCms({
+    digest: prepared.digest,
+    signer,
+    ...(opts.timestampUrl ? { timestampUrl: opts.timestampUrl } : {}),
+    ...(opts.caFile ? { caFile: opts.caFile } : {}),
+  });
+  return prepared.embedParts(cms);
 }

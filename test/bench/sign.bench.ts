@@ -10,15 +10,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { signPdf } from '../../core/pdf/index.js';
+import { signPdf, type CmsSigner } from '../../core/pdf/index.js';
+import { tokenKeySource } from '../../core/signing/key-sources/index.js';
+import { loadTokenDriver } from '../../native/index.js';
+import { createSoftHsm, SOFTHSM_MODULE } from '../helpers/softhsm.js';
+import { createTestPki } from '../helpers/test-ca.js';
 import { makeLargePdf, writeLargePdfFile } from '../helpers/pdf-fixtures.js';
 import { testPdfSigner } from '../helpers/pdf-signer.js';
 import type { Benchmark } from './run.js';
 
 const MB = 1024 * 1024;
 
-async function perSecond(pdf: Buffer, seconds: number): Promise<{ n: number; rate: number; msEach: number }> {
-  const signer = testPdfSigner();
+async function perSecond(pdf: Buffer, seconds: number, signer: CmsSigner = testPdfSigner()): Promise<{ n: number; rate: number; msEach: number }> {
   await signPdf(pdf, signer, {}); // warm-up (JIT, key import)
   let n = 0;
   const t0 = performance.now();
@@ -42,13 +45,30 @@ function child(task: string, ...args: string[]): ChildResult {
 }
 
 const benchmark: Benchmark = {
-  description: 'firmas PAdES por segundo (clave de software) y costo de un PDF de 100 MB',
+  description: 'firmas PAdES por segundo (clave de software y SoftHSM2) y costo de un PDF de 100 MB',
   async run() {
     const rows: string[][] = [['medida', 'valor', 'detalle']];
-    for (const pages of [2, 200]) {
-      const pdf = await makeLargePdf(pages);
-      const r = await perSecond(pdf, 3);
-      rows.push([`PDF de ${pages} páginas (${(pdf.length / 1024).toFixed(0)} KB)`, `${r.rate.toFixed(0)} firmas/s`, `${r.msEach.toFixed(2)} ms por firma, ${r.n} firmas`]);
+    // A SoftHSM2 token with an RSA-2048 key: the same pipeline through PKCS#11.
+    const pki = await createTestPki();
+    const hsm = await createSoftHsm();
+    const token = await hsm.initToken({ label: 'bench', pin: '1234' });
+    await token.importKey({ id: '01', label: 'bench', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
+    const driver = loadTokenDriver(SOFTHSM_MODULE);
+    try {
+      const serial = (await driver.listSlots()).find((s) => s.token?.label === 'bench')!.token!.serialNumber;
+      const softhsm = await tokenKeySource({ driver, tokenSerial: serial, keyId: Buffer.from('01', 'hex'), pin: async () => '1234' });
+      for (const pages of [2, 200]) {
+        const pdf = await makeLargePdf(pages);
+        const kb = (pdf.length / 1024).toFixed(0);
+        const software = await perSecond(pdf, 3);
+        rows.push([`PDF de ${pages} páginas (${kb} KB), clave de software`, `${software.rate.toFixed(0)} firmas/s`, `${software.msEach.toFixed(2)} ms por firma, ${software.n} firmas`]);
+        const onToken = await perSecond(pdf, 3, softhsm);
+        rows.push([`PDF de ${pages} páginas (${kb} KB), SoftHSM2`, `${onToken.rate.toFixed(0)} firmas/s`, `${onToken.msEach.toFixed(2)} ms por firma, ${onToken.n} firmas`]);
+      }
+    } finally {
+      await driver.close();
+      await hsm.cleanup();
+      await pki.cleanup();
     }
 
     const dir = mkdtempSync(path.join(tmpdir(), 'sello-bench-'));

@@ -1,9 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-init.js';
+import * as m0002 from './0002-documents.js';
+import * as m0003 from './0003-delivery.js';
+import * as m0004 from './0004-certificates.js';
 
 /** Every migration, in order. Static, so the migrations ship inside any bundle. */
 export const migrationProvider: MigrationProvider = {
   getMigrations: async (): Promise<Record<string, Migration>> => ({
     '0001-init': m0001,
+    '0002-documents': m0002,
+    '0003-delivery': m0003,
+    '0004-certificates': m0004,
   }),
 };

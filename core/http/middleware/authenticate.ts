@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { authenticate, rateLimitHeaders, type RateLimiter } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
 import { SelloError } from '../../errors/index.js';
@@ -8,8 +9,12 @@ import type { AppContext, Route } from '../context.js';
  * then the rate limit of that key, then (Family B) the book's `accounting_api`
  * capability and the route's product scope.
  */
-export function authenticateRoute(store: Store, limiter: RateLimiter, ctx: AppContext, route: Route): void {
-  if (route.auth === 'none' || route.auth === 'admin') return;
+export function authenticateRoute(store: Store, limiter: RateLimiter, adminToken: string, ctx: AppContext, route: Route): void {
+  if (route.auth === 'none') return;
+  if (route.auth === 'admin') {
+    assertAdmin(adminToken, bearer(ctx.get('Authorization')));
+    return;
+  }
   const caller =
     route.auth === 'family-a'
       ? authenticate(store, 'a', ctx.get('X-Api-Key') || undefined)
@@ -38,6 +43,21 @@ export function authenticateRoute(store: Store, limiter: RateLimiter, ctx: AppCo
     }
   }
   ctx.state.caller = caller;
+}
+
+/**
+ * The admin API (CONTRACT §14) takes the session token of this run of the agent,
+ * as `Authorization: Bearer <token>`. Compared in constant time.
+ */
+function assertAdmin(expected: string, presented: string | undefined): void {
+  const a = crypto.createHash('sha256').update(expected).digest();
+  const b = crypto.createHash('sha256').update(presented ?? '').digest();
+  if (!presented || !crypto.timingSafeEqual(a, b)) {
+    throw new SelloError('unauthorized', {
+      detail: 'Falta la sesión de administración o no es válida.',
+      detailEn: 'The admin session is missing or invalid.',
+    });
+  }
 }
 
 function bearer(header: string): string | undefined {

@@ -1,0 +1,104 @@
+import readline from 'node:readline';
+import { Writable } from 'node:stream';
+import { ConfigError } from '../config.js';
+import { DataDirLockedError } from '../data-dir.js';
+import { isSelloError } from '../errors/index.js';
+import { version } from '../version.js';
+import { UsageError, type Io } from './args.js';
+import { books, keys } from './books-keys.js';
+import { serve } from './serve.js';
+import { certs, sign, tokens, verify } from './signing.js';
+
+export type { Io } from './args.js';
+
+const usage = `Sello ${version}: documentos tributarios electrónicos y firma de PDF, en su computador.
+
+Uso: sello <comando> [opciones]
+
+  serve [--host H] [--port P]                 inicia el servicio sin ventana (Ctrl+C lo detiene)
+  books create SLUG --tenant T [--name N] [--no-accounting-api]
+  books list
+  keys create --family a|b --env test|live [--name N] [--book SLUG] [--scope accounting,signing]
+  keys list [--book SLUG]
+  keys revoke ID
+  tokens [--module RUTA]                      controladores PKCS#11, tokens y sus certificados
+  certs import-p12 ARCHIVO [--password-stdin]
+  certs list
+  sign ARCHIVO.pdf --cert ID --page N|last --x X --y Y [--size s|m|l] [--out SALIDA.pdf] [--pin-stdin]
+  verify ARCHIVO.pdf                          cada firma: firmante, hora, íntegra o no
+
+Opciones comunes: --data-dir DIR (o SELLO_HOME), --json (una línea JSON por registro).`;
+
+const commands: Record<string, (args: string[], io: Io) => Promise<number>> = { serve, books, keys, tokens, certs, sign, verify };
+
+function askHidden(prompt: string): Promise<string | undefined> {
+  if (!process.stdin.isTTY) return Promise.resolve(undefined);
+  // Echo nothing of what is typed: a PIN or a password must not stay on the screen.
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!muted) process.stderr.write(chunk);
+      done();
+    },
+  });
+  const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
+  return new Promise((resolve) => {
+    rl.question(prompt, (answer) => {
+      rl.close();
+      process.stderr.write('\n');
+      resolve(answer);
+    });
+    muted = true;
+  });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const processIo: Io = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  readStdin,
+  askHidden,
+};
+
+/** Runs `sello ARGS…`; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    if (!command || command === '--help' || command === '-h' || command === 'help' || args.includes('--help') || args.includes('-h')) {
+      io.out(usage);
+      return 0;
+    }
+    if (command === '--version' || command === '-v') {
+      io.out(version);
+      return 0;
+    }
+    const run = commands[command];
+    if (!run) throw new UsageError(`Comando desconocido: ${command}. Vea sello --help.`);
+    return await run(args, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`sello: ${err.message}`);
+      return 2;
+    }
+    if (isSelloError(err) || err instanceof ConfigError || err instanceof DataDirLockedError) {
+      io.err(`sello: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
+      return 1;
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') {
+      io.err('sello: el puerto ya está en uso. Elija otro con --port (0 = uno libre).');
+      return 1;
+    }
+    if (e.code === 'EACCES' || e.code === 'EROFS') {
+      io.err(`sello: sin permiso para escribir en ${e.path ?? 'la carpeta de datos'}.`);
+      return 1;
+    }
+    io.err(`sello: ${(e.message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`);
+    return 1;
+  }
+}

@@ -1,0 +1,36 @@
+import { startAgent } from '../app.js';
+import { loadConfig } from '../config.js';
+import { parse, UsageError, type Io } from './args.js';
+
+export async function serve(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' } });
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port debe ser un número entre 0 y 65535; se recibió "${values.port}".`);
+  }
+  const config = loadConfig({
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
+    ...(values.host ? { host: values.host } : {}),
+    ...(port !== undefined ? { port } : {}),
+  });
+  const agent = await startAgent(config);
+  if (values.json) {
+    io.out(JSON.stringify({ base_url: agent.baseUrl, admin_url: agent.adminUrl }));
+  } else {
+    io.out(`Sello escucha en ${agent.baseUrl}`);
+    io.out(`Administración (enlace de un solo uso): ${agent.adminUrl}`);
+    io.out('Ctrl+C para detener.');
+  }
+  await new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await agent.stop();
+  return 0;
+}

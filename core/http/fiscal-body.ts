@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { SelloError } from '../errors/index.js';
+import { parseJson, readBody } from './body.js';
+import type { AppContext } from './context.js';
+import { MiB } from './context.js';
+
+/** `lines[0].unit_price`: the fiscal envelope's field paths (spec, Fiscal-endpoint envelope). */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
+}
+
+/**
+ * Reads a plain-JSON fiscal body and validates it against `schema`: a wrong content
+ * type is 415, malformed JSON 400, anything the schema refuses 422 `validation_failed`
+ * with Spanish messages by field path.
+ */
+export async function readFiscalBody<T>(ctx: AppContext, schema: z.ZodType<T>, limit = MiB): Promise<{ input: T; raw: unknown }> {
+  const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new SelloError('unsupported_media_type', {
+      detail: 'Envíe el cuerpo como JSON con Content-Type: application/json.',
+      detailEn: 'Send the body as JSON with Content-Type: application/json.',
+    });
+  }
+  const raw = parseJson(await readBody(ctx.req, limit));
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const fields: Record<string, string[]> = {};
+    for (const issue of parsed.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+      for (const path of keys) {
+        const name = fieldPath(path) || 'body';
+        const message = issue.code === 'unrecognized_keys' ? 'campo no admitido' : issue.message;
+        (fields[name] ??= []).push(message);
+      }
+    }
+    throw new SelloError('validation_failed', { fields });
+  }
+  return { input: parsed.data, raw };
+}

@@ -1,0 +1,89 @@
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash, type Caller } from '../../auth/index.js';
+import type { Store } from '../../db/index.js';
+import { checkDocumentInput, type BookCaller, type Documents } from '../../documents/index.js';
+import { changeStatusSchema, createDocumentSchema } from '../../documents/index.js';
+import { SelloError } from '../../errors/index.js';
+import type { AppContext, Route } from '../context.js';
+import { readFiscalBody } from '../fiscal-body.js';
+
+function bookCaller(ctx: AppContext): BookCaller {
+  const caller: Caller | undefined = ctx.state.caller;
+  if (caller?.family !== 'b') throw new SelloError('unauthorized');
+  return caller;
+}
+
+function sendJson(ctx: AppContext, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = body;
+}
+
+/**
+ * The fiscal-style document routes (CONTRACT §6): Bearer, scope `accounting`, the
+ * fiscal envelope with Spanish messages by field path.
+ */
+export function documentRoutes(store: Store, documents: Documents): Route[] {
+  const base = { surface: 'fiscal' as const, auth: 'family-b' as const, scope: 'accounting' as const };
+  return [
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/v1/documents',
+      async handler(ctx) {
+        const caller = bookCaller(ctx);
+        const { input, raw } = await readFiscalBody(ctx, createDocumentSchema);
+        const pdf = checkDocumentInput(input, caller.environment);
+        // CONTRACT §5: idempotent per book (and environment) by external_ref.
+        const scope = `book:${caller.book.id}:${caller.environment}:documents.create`;
+        const claim = claimIdempotencyKey(store, scope, input.external_ref, requestHash(raw), 'external_ref');
+        if (claim.kind === 'replay') {
+          for (const [name, value] of Object.entries(claim.response.headers)) ctx.set(name, value);
+          ctx.set('Idempotent-Replayed', 'true');
+          sendJson(ctx, claim.response.status, claim.response.body);
+          return;
+        }
+        try {
+          const view = documents.create(caller, input, pdf);
+          const body = JSON.stringify({ data: view });
+          const headers = { Location: `/api/v1/documents/${view.id}` };
+          completeIdempotencyKey(store, scope, input.external_ref, { status: 201, body, headers });
+          for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+          sendJson(ctx, 201, body);
+        } catch (err) {
+          releaseIdempotencyKey(store, scope, input.external_ref);
+          throw err;
+        }
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/v1/documents/:id/status',
+      async handler(ctx) {
+        const caller = bookCaller(ctx);
+        const id = ctx.state.params.id!;
+        // An unknown id is a 404 whatever the body says.
+        documents.get(caller, id);
+        const { input } = await readFiscalBody(ctx, changeStatusSchema);
+        sendJson(ctx, 200, JSON.stringify({ data: documents.changeStatus(caller, id, input) }));
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/v1/documents/:id',
+      handler(ctx) {
+        sendJson(ctx, 200, JSON.stringify({ data: documents.get(bookCaller(ctx), ctx.state.params.id!) }));
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/v1/documents/:id/xml',
+      handler(ctx) {
+        ctx.type = 'application/xml; charset=utf-8';
+        ctx.body = documents.xml(bookCaller(ctx), ctx.state.params.id!);
+      },
+    },
+  ];
+}
