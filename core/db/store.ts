@@ -31,6 +31,8 @@ export interface Store {
 
 type SqliteValue = string | number | bigint | Buffer | null;
 
+const STATEMENT_CACHE_SIZE = 500;
+
 function toSqlite(values: readonly unknown[]): SqliteValue[] {
   return values.map((v) => {
     if (typeof v === 'boolean') return v ? 1 : 0;
@@ -63,12 +65,16 @@ export async function openStore(file: string): Promise<Store> {
   }
 
   const statements = new Map<string, BetterSqlite3.Statement>();
+  // Least recently used first: filters and pages produce many SQL texts, the cache stays bounded.
   const prepareText = (text: string): BetterSqlite3.Statement => {
     let statement = statements.get(text);
-    if (!statement) {
+    if (statement) {
+      statements.delete(text);
+    } else {
       statement = sqlite.prepare(text);
-      statements.set(text, statement);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
     }
+    statements.set(text, statement);
     return statement;
   };
   const prepare = (query: CompiledQuery<unknown>): BetterSqlite3.Statement => prepareText(query.sql);

@@ -145,7 +145,8 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store): Route[] {
       ];
       const rows = store.all<Record<string, unknown>>(
         compiled(
-          sql`select ${resource.select} from ${resource.from} where ${where} order by ${sql.join(order)} limit ${query.limit} offset ${query.offset}`,
+          // Validated integers, inlined: a bound LIMIT makes SQLite walk the index 4× slower here.
+          sql`select ${resource.select} from ${resource.from} where ${where} order by ${sql.join(order)} limit ${sql.lit(query.limit)} offset ${sql.lit(query.offset)}`,
         ),
       );
       const link = listLinker(`${baseUrl(ctx)}${resource.path}`, query);
