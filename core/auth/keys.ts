@@ -216,3 +216,32 @@ interface AuthRow {
   accounting_api: number | null;
   created_at: string | null;
 }
+
+export interface Authenticator {
+  authenticate(family: Family, presented: string | undefined): Caller;
+}
+
+/**
+ * `authenticate` with a memory of recent keys, valid while the store is unchanged
+ * (`Store.changeMarker`): revoking a key, from this process or from the CLI, is a
+ * write, so the next request looks the key up again. Unknown keys are never kept.
+ */
+export function createAuthenticator(store: Store, maxKeys = 1000): Authenticator {
+  const known = new Map<string, { marker: string; family: Family; caller: Caller }>();
+  return {
+    authenticate(family, presented) {
+      if (!presented || presented.length > 200) throw new SelloError('unauthorized');
+      const marker = store.changeMarker();
+      const hash = hashKey(presented);
+      const hit = known.get(hash);
+      if (hit && hit.marker === marker) {
+        if (hit.family !== family) throw new SelloError('unauthorized');
+        return hit.caller;
+      }
+      const caller = authenticate(store, family, presented);
+      if (known.size >= maxKeys) known.delete(known.keys().next().value!);
+      known.set(hash, { marker, family, caller });
+      return caller;
+    },
+  };
+}

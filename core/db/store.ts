@@ -24,6 +24,11 @@ export interface Store {
    * few hot paths where building the query each time would cost more than running it.
    */
   statement<Params extends unknown[], Row>(sql: string): BetterSqlite3.Statement<Params, Row>;
+  /**
+   * Changes whenever anything is written to the database, by this connection or by
+   * another process: a cheap, exact test that a cached read is still true.
+   */
+  changeMarker(): string;
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction; a throw rolls it back. */
   transaction<T>(fn: () => T): T;
   close(): Promise<void>;
@@ -79,6 +84,8 @@ export async function openStore(file: string): Promise<Store> {
   };
   const prepare = (query: CompiledQuery<unknown>): BetterSqlite3.Statement => prepareText(query.sql);
 
+  const marker = sqlite
+    .prepare<[], { changes: number; version: number }>('select total_changes() as changes, (select data_version from pragma_data_version()) as version');
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -114,6 +121,10 @@ export async function openStore(file: string): Promise<Store> {
     },
     statement<Params extends unknown[], Row>(text: string) {
       return prepareText(text) as unknown as BetterSqlite3.Statement<Params, Row>;
+    },
+    changeMarker(): string {
+      const m = marker.get()!;
+      return `${m.changes}:${m.version}`;
     },
     transaction<T>(fn: () => T): T {
       if (sqlite.inTransaction) return fn();

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { z } from 'zod';
-import type { RateLimiter } from '../auth/index.js';
+import { createAuthenticator, type RateLimiter } from '../auth/index.js';
 import type { Store } from '../db/index.js';
 import { SelloError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
@@ -31,6 +31,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
   z.config(z.locales.es());
   const app = new Koa<State>({ proxy: false });
   const match = createRouter(deps.routes);
+  const keys = createAuthenticator(deps.store);
 
   app.use(requestMiddleware(deps.log));
   app.use(errorMiddleware(deps.log));
@@ -41,7 +42,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
       // An API path answers 401 before 404, so that routes can't be probed without a key.
       const surface = ctx.state.surface;
       const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? 'none' : 'family-b';
-      authenticateRoute(deps.store, deps.limiter, deps.adminToken, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
+      authenticateRoute(keys, deps.limiter, deps.adminToken, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
       throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
     }
     if (found.kind === 'wrong-method') {
@@ -53,7 +54,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     }
     ctx.state.surface = found.route.surface;
     ctx.state.params = found.params;
-    authenticateRoute(deps.store, deps.limiter, deps.adminToken, ctx, found.route);
+    authenticateRoute(keys, deps.limiter, deps.adminToken, ctx, found.route);
     await found.route.handler(ctx);
   });
   return app;

@@ -10,6 +10,7 @@ import { compileFilter } from './filter.js';
 import { assertJsonApiAcceptable, assertJsonApiContentType } from './media-type.js';
 import { listLinker, parseFields, parseListQuery, parseNestedQuery } from './query.js';
 import type { AnyResourceDef, AttributeProblem, WriteSpec } from './resource.js';
+import type { ResponseCache } from './response-cache.js';
 
 export const JSONAPI_VERSION = { version: '1.1' } as const;
 const BODY_LIMIT = 1024 * 1024;
@@ -18,10 +19,22 @@ function baseUrl(ctx: AppContext): string {
   return `${ctx.protocol}://${ctx.host}`;
 }
 
-function send(ctx: AppContext, status: number, body: unknown): void {
+function send(ctx: AppContext, status: number, body: unknown): string {
+  const text = JSON.stringify(body);
+  sendText(ctx, status, text);
+  return text;
+}
+
+function sendText(ctx: AppContext, status: number, text: string): void {
   ctx.status = status;
   ctx.type = JSONAPI_MEDIA_TYPE;
-  ctx.body = JSON.stringify(body);
+  ctx.body = text;
+}
+
+/** What a read's body depends on besides the store: who may see what, the URL, the origin in links. */
+function readKey(ctx: AppContext, caller: Caller): string {
+  const scope = caller.family === 'b' ? `${caller.book.id}:${caller.environment}` : `a:${caller.environment}`;
+  return `${scope}|${ctx.protocol}://${ctx.host}|${ctx.path}?${ctx.querystring}`;
 }
 
 function callerOf(ctx: AppContext): Caller {
@@ -101,8 +114,21 @@ async function readResourceDocument<T>(
  * The five routes of a resource (list, create, get, update, delete), each only if
  * the definition allows it. Everything a JSON:API collection does lives here once.
  */
-export function jsonApiRoutes(resource: AnyResourceDef, store: Store): Route[] {
+export function jsonApiRoutes(resource: AnyResourceDef, store: Store, cache: ResponseCache): Route[] {
   const itemPath = `${resource.path}/:id`;
+
+  /** Serves a read from the cache while the store is unchanged, else computes and keeps it. */
+  const cachedRead = (ctx: AppContext, compute: (caller: Caller) => unknown): void => {
+    const caller = callerOf(ctx);
+    const key = readKey(ctx, caller);
+    const marker = store.changeMarker();
+    const hit = cache.get(key, marker);
+    if (hit !== undefined) {
+      sendText(ctx, 200, hit);
+      return;
+    }
+    cache.set(key, marker, send(ctx, 200, compute(caller)));
+  };
 
   const compiled = (raw: RawBuilder<unknown>) => ({ compile: () => raw.compile(store.db) });
 
@@ -133,7 +159,7 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store): Route[] {
     path: resource.path,
     handler(ctx) {
       assertJsonApiAcceptable(ctx.get('Accept'));
-      const caller = callerOf(ctx);
+      cachedRead(ctx, (caller) => {
       const query = parseListQuery(ctx.querystring, resource);
       const where = sql`${resource.visibleTo(caller)} and ${query.filter ? compileFilter(query.filter, resource) : sql`1`}`;
       const order = [
@@ -169,7 +195,8 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store): Route[] {
         // Without a count, a full page may have a next one; the client finds out.
         links.next = link(query.offset + query.limit);
       }
-      send(ctx, 200, { jsonapi: JSONAPI_VERSION, data: rows.map((r) => toResourceObject(ctx, r, query.fields)), links, meta });
+      return { jsonapi: JSONAPI_VERSION, data: rows.map((r) => toResourceObject(ctx, r, query.fields)), links, meta };
+      });
     },
   });
 
@@ -185,10 +212,12 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store): Route[] {
       }
       const fields = parseFields(query.fields, resource);
       const id = ctx.state.params.id!;
-      const row = findRow(callerOf(ctx), id);
-      if (!row) throw notFound(id);
-      const data = toResourceObject(ctx, row, fields);
-      send(ctx, 200, { jsonapi: JSONAPI_VERSION, data, links: { self: data.links.self } });
+      cachedRead(ctx, (caller) => {
+        const row = findRow(caller, id);
+        if (!row) throw notFound(id);
+        const data = toResourceObject(ctx, row, fields);
+        return { jsonapi: JSONAPI_VERSION, data, links: { self: data.links.self } };
+      });
     },
   });
 

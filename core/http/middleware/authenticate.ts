@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import { authenticate, rateLimitHeaders, type RateLimiter } from '../../auth/index.js';
-import type { Store } from '../../db/index.js';
+import { rateLimitHeaders, type Authenticator, type RateLimiter } from '../../auth/index.js';
 import { SelloError } from '../../errors/index.js';
 import type { AppContext, Route } from '../context.js';
 
@@ -9,7 +8,7 @@ import type { AppContext, Route } from '../context.js';
  * then the rate limit of that key, then (Family B) the book's `accounting_api`
  * capability and the route's product scope.
  */
-export function authenticateRoute(store: Store, limiter: RateLimiter, adminToken: string, ctx: AppContext, route: Route): void {
+export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, adminToken: string, ctx: AppContext, route: Route): void {
   if (route.auth === 'none') return;
   if (route.auth === 'admin') {
     assertAdmin(adminToken, bearer(ctx.get('Authorization')));
@@ -17,8 +16,8 @@ export function authenticateRoute(store: Store, limiter: RateLimiter, adminToken
   }
   const caller =
     route.auth === 'family-a'
-      ? authenticate(store, 'a', ctx.get('X-Api-Key') || undefined)
-      : authenticate(store, 'b', bearer(ctx.get('Authorization')));
+      ? keys.authenticate('a', ctx.get('X-Api-Key') || undefined)
+      : keys.authenticate('b', bearer(ctx.get('Authorization')));
   const decision = limiter.take(caller.keyId);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) ctx.set(name, value);
   if (!decision.allowed) {
