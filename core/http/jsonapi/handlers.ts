@@ -19,13 +19,13 @@ function baseUrl(ctx: AppContext): string {
   return `${ctx.protocol}://${ctx.host}`;
 }
 
-function send(ctx: AppContext, status: number, body: unknown): string {
-  const text = JSON.stringify(body);
-  sendText(ctx, status, text);
-  return text;
+function send(ctx: AppContext, status: number, body: unknown): Buffer {
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  sendText(ctx, status, bytes);
+  return bytes;
 }
 
-function sendText(ctx: AppContext, status: number, text: string): void {
+function sendText(ctx: AppContext, status: number, text: string | Buffer): void {
   ctx.status = status;
   ctx.type = JSONAPI_MEDIA_TYPE;
   ctx.body = text;

@@ -9,13 +9,14 @@
  * endpoints) then skip query parsing, SQL and serialization.
  */
 export interface ResponseCache {
-  get(key: string, marker: string): string | undefined;
-  set(key: string, marker: string, body: string): void;
+  get(key: string, marker: string): Buffer | undefined;
+  set(key: string, marker: string, body: Buffer): void;
 }
 
 export function createResponseCache(limits: { maxEntries: number; maxBytes: number }): ResponseCache {
   // Map order is recency order: the first entry is the least recently used.
-  const entries = new Map<string, { marker: string; body: string }>();
+  // Bodies are kept encoded: a hit then costs no UTF-8 encoding and no length count.
+  const entries = new Map<string, { marker: string; body: Buffer }>();
   let bytes = 0;
 
   const remove = (key: string): void => {
