@@ -51,6 +51,16 @@ export async function openDataStore(dataDir: string): Promise<Store> {
   return store;
 }
 
+/** Runs `fn` with the data folder's store open, and closes it whatever happens. */
+export async function withDataStore<T>(dataDir: string, fn: (store: Store) => Promise<T> | T): Promise<T> {
+  const store = await openDataStore(dataDir);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 function restrictStoreFiles(dataDir: string): void {
   for (const name of ['sello.db', 'sello.db-wal', 'sello.db-shm']) {
     try {

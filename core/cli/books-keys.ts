@@ -1,4 +1,4 @@
-import { openDataStore } from '../app.js';
+import { withDataStore } from '../app.js';
 import { createBook, createKey, findBook, listBooks, listKeys, revokeKey, scopes, type Scope } from '../auth/index.js';
 import { dataDirOf, oneOf, parse, UsageError, type Io } from './args.js';
 
@@ -8,25 +8,22 @@ export async function books(args: string[], io: Io): Promise<number> {
     const { values, positionals } = parse(rest, { tenant: { type: 'string' }, name: { type: 'string' }, 'no-accounting-api': { type: 'boolean', default: false } }, 1);
     const slug = positionals[0];
     if (!slug) throw new UsageError('Falta el identificador del libro: sello books create SLUG --tenant T');
-    if (!values.tenant) throw new UsageError('Falta --tenant: la organización dueña del libro.');
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    const tenant = values.tenant;
+    if (!tenant) throw new UsageError('Falta --tenant: la organización dueña del libro.');
+    await withDataStore(dataDirOf(values), async (store) => {
       const book = createBook(store, {
         slug,
-        tenantSlug: values.tenant,
+        tenantSlug: tenant,
         ...(values.name ? { name: values.name } : {}),
         accountingApi: !values['no-accounting-api'],
       });
       io.out(values.json ? JSON.stringify({ id: book.id, slug: book.slug }) : `Libro ${book.slug} creado (id ${book.id}).`);
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   if (sub === 'list') {
     const { values } = parse(rest, {});
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    await withDataStore(dataDirOf(values), async (store) => {
       const all = listBooks(store);
       for (const b of all) {
         io.out(
@@ -36,9 +33,7 @@ export async function books(args: string[], io: Io): Promise<number> {
         );
       }
       if (!values.json && all.length === 0) io.out('No hay libros. Cree uno con: sello books create SLUG --tenant T');
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   throw new UsageError('Use: sello books create SLUG --tenant T | sello books list');
@@ -61,8 +56,7 @@ export async function keys(args: string[], io: Io): Promise<number> {
       if (family === 'a') throw new UsageError('--scope solo se aplica a claves de la familia B.');
       keyScopes = values.scope.split(',').map((s) => oneOf(s.trim(), scopes, '--scope'));
     }
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    await withDataStore(dataDirOf(values), async (store) => {
       let bookId: string | undefined;
       if (values.book !== undefined) {
         const book = findBook(store, values.book);
@@ -81,15 +75,12 @@ export async function keys(args: string[], io: Io): Promise<number> {
         io.out(key);
         io.err(`Clave ${record.id} creada. Guárdela ahora: no se volverá a mostrar.`);
       }
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   if (sub === 'list') {
     const { values } = parse(rest, { book: { type: 'string' } });
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    await withDataStore(dataDirOf(values), async (store) => {
       let bookId: string | undefined;
       if (values.book !== undefined) {
         const book = findBook(store, values.book);
@@ -103,22 +94,17 @@ export async function keys(args: string[], io: Io): Promise<number> {
             : `${k.id}\t${k.family.toUpperCase()}\t${k.environment}\t${k.hint}\t${k.name ?? ''}\t${k.scopes.join(',')}\t${k.revokedAt ? `revocada ${k.revokedAt}` : 'activa'}`,
         );
       }
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   if (sub === 'revoke') {
     const { values, positionals } = parse(rest, {}, 1);
     const id = positionals[0];
     if (!id) throw new UsageError('Falta el id de la clave: sello keys revoke ID');
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    await withDataStore(dataDirOf(values), async (store) => {
       const k = revokeKey(store, id);
       io.out(values.json ? JSON.stringify({ id: k.id, revoked_at: k.revokedAt }) : `Clave ${k.id} revocada.`);
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   throw new UsageError('Use: sello keys create … | sello keys list | sello keys revoke ID');

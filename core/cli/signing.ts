@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { openDataStore } from '../app.js';
+import { withDataStore } from '../app.js';
 import { findCertificateRow, importP12, listCertificates, registerTokenCertificate, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
 import { loadConfig } from '../config.js';
 import { SelloError } from '../errors/index.js';
@@ -42,8 +42,7 @@ export async function tokens(args: string[], io: Io): Promise<number> {
     io.out('No se encontró ningún controlador PKCS#11. Instale el del token o indíquelo con --module RUTA (o SELLO_PKCS11_MODULES).');
     return 0;
   }
-  const store = await openDataStore(config.dataDir);
-  try {
+  await withDataStore(config.dataDir, async (store) => {
     for (const modulePath of modules) {
       const driver = loadTokenDriver(modulePath);
       try {
@@ -90,9 +89,7 @@ export async function tokens(args: string[], io: Io): Promise<number> {
         await driver.close();
       }
     }
-  } finally {
-    await store.close();
-  }
+  });
   return 0;
 }
 
@@ -116,25 +113,19 @@ export async function certs(args: string[], io: Io): Promise<number> {
     const password = values['password-stdin'] ? stripNewline(await io.readStdin()) : await io.askHidden(`Contraseña de ${path.basename(file)}: `);
     if (password === undefined) throw new UsageError('No hay terminal para pedir la contraseña: use --password-stdin.');
     const dataDir = dataDirOf(values);
-    const store = await openDataStore(dataDir);
-    try {
+    await withDataStore(dataDir, async (store) => {
       const record = importP12(store, loadSecretBox(dataDir), p12, password);
       io.out(values.json ? JSON.stringify(certificateJson(record)) : `Certificado importado: ${certificateLine(record)}`);
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   if (sub === 'list') {
     const { values } = parse(rest, {});
-    const store = await openDataStore(dataDirOf(values));
-    try {
+    await withDataStore(dataDirOf(values), async (store) => {
       const all = listCertificates(store);
       for (const c of all) io.out(values.json ? JSON.stringify(certificateJson(c)) : certificateLine(c));
       if (!values.json && all.length === 0) io.out('No hay certificados. Importe un .p12 con sello certs import-p12 o conecte un token y ejecute sello tokens.');
-    } finally {
-      await store.close();
-    }
+    });
     return 0;
   }
   throw new UsageError('Use: sello certs import-p12 ARCHIVO [--password-stdin] | sello certs list');
@@ -168,7 +159,8 @@ export async function sign(args: string[], io: Io): Promise<number> {
   );
   const input = positionals[0];
   if (!input) throw new UsageError('Falta el PDF: sello sign ARCHIVO.pdf --cert ID --page N --x X --y Y');
-  if (!values.cert) throw new UsageError('Falta --cert ID (véalos con sello certs list o sello tokens).');
+  const certId = values.cert;
+  if (!certId) throw new UsageError('Falta --cert ID (véalos con sello certs list o sello tokens).');
   if (values.page === undefined) throw new UsageError('Falta --page (número de página o last).');
   let page: number | 'last';
   if (values.page === 'last') page = 'last';
@@ -182,10 +174,9 @@ export async function sign(args: string[], io: Io): Promise<number> {
   const output = values.out ?? path.join(path.dirname(input), `${path.basename(input, path.extname(input))}-firmado.pdf`);
 
   const config = loadConfig(values['data-dir'] ? { dataDir: values['data-dir'] } : {});
-  const store = await openDataStore(config.dataDir);
-  try {
-    const row = findCertificateRow(store, values.cert);
-    if (!row) throw new SelloError('certificate_not_found', { detail: `No existe el certificado ${values.cert}. Véalos con: sello certs list` });
+  await withDataStore(config.dataDir, async (store) => {
+    const row = findCertificateRow(store, certId);
+    if (!row) throw new SelloError('certificate_not_found', { detail: `No existe el certificado ${certId}. Véalos con: sello certs list` });
     // The PIN is asked once, only if the token needs it, and never retried (CONTRACT §11).
     let stdinPin: Promise<string> | undefined;
     const pin: PinProvider = async (request) => {
@@ -211,9 +202,7 @@ export async function sign(args: string[], io: Io): Promise<number> {
     } finally {
       await opened.close();
     }
-  } finally {
-    await store.close();
-  }
+  });
   return 0;
 }
 
