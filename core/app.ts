@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { lockDataDir, prepareDataDir } from './data-dir.js';
 import { openStore, type Store } from './db/index.js';
 import { createHttpApp } from './http/app.js';
+import { answerClientError } from './http/client-errors.js';
 import { identificationTypeResource, taxTypeResource } from './http/resources/catalogs.js';
 import { webhookEndpointResource } from './http/resources/webhook-endpoints.js';
 import { apiV1Routes } from './http/routes.js';
@@ -125,6 +126,7 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     });
 
     const server = http.createServer(app.callback());
+    server.on('clientError', answerClientError);
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -53,6 +53,16 @@ export const errorCatalog = {
     es: 'Parámetro de consulta no válido.',
     en: 'Invalid query parameter.',
   },
+  headers_too_large: {
+    status: 431,
+    es: 'La dirección o los encabezados de la solicitud son demasiado largos.',
+    en: 'The request URL or headers are too long.',
+  },
+  malformed_request: {
+    status: 400,
+    es: 'La solicitud HTTP está mal formada.',
+    en: 'The HTTP request is malformed.',
+  },
   internal_error: {
     status: 500,
     es: 'Error interno del servidor. El equipo de Sello puede consultar el registro con el id de la solicitud.',

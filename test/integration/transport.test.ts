@@ -144,3 +144,41 @@ describe('transport', () => {
     expect(body.errors[0]!.detail).toMatch(/^Cannot sort by "nope"/);
   });
 });
+
+describe('requests the HTTP parser refuses', () => {
+  let agent: TestAgent;
+  beforeAll(async () => {
+    agent = await startTestAgent();
+  });
+  afterAll(() => agent.close());
+
+  async function raw(text: string): Promise<{ head: string; body: string }> {
+    const url = new URL(agent.baseUrl);
+    const net = await import('node:net');
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => socket.end(text));
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const all = Buffer.concat(chunks).toString('utf8');
+        const split = all.indexOf('\r\n\r\n');
+        resolve({ head: all.slice(0, split), body: all.slice(split + 4) });
+      });
+    });
+  }
+
+  it('answers a URL longer than the parser allows with 431 in the path family’s envelope', async () => {
+    const res = await raw(`GET /api/v1/webhook-endpoints?filter[url][contains]=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(res.head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(res.body)).toMatchObject({ errors: [{ status: '431', code: 'headers_too_large' }] });
+    const familyA = await raw(`GET /d/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(JSON.parse(familyA.body)).toMatchObject({ type: 'invalid_request_error' });
+  });
+
+  it('answers a malformed request line with 400 and a JSON body', async () => {
+    const res = await raw('GARBAGE\r\n\r\n');
+    expect(res.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(res.body)).toMatchObject({ type: 'invalid_request_error' });
+  });
+});
