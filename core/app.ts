@@ -22,6 +22,12 @@ import { createDeliveryEngine, deliveryAdminRoutes, type DeliveryEngine } from '
 import { version } from './version.js';
 import { documentRoutes } from './http/resources/documents.js';
 import { downloadRoutes } from './http/family-a/downloads.js';
+import { signingRequestRoutes } from './http/family-a/signing-requests.js';
+import { signingAdminRoutes } from './http/admin/signing.js';
+import { signatureRequestResource } from './http/resources/signature-requests.js';
+import { createPinCache, createSigningRequests, createSigningWorker } from './signing/requests/index.js';
+import { certificateRoutes } from './http/family-a/certificates.js';
+import { certificateAdminRoutes } from './http/admin/certificates.js';
 
 export interface Agent {
   /** `http://127.0.0.1:8437` */
@@ -109,6 +115,12 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     // Stopped after the server (stops run in reverse): in-flight attempts drain and are recorded before the store closes.
     stops.push(() => delivery.stop());
     const documents = createDocuments(store, delivery);
+    // CONTRACT §11: signing requests; the worker resumes what a previous process left processing.
+    const pins = createPinCache({ store, secrets, ttlMs: config.pinCacheSeconds * 1000 });
+    const signingWorker = createSigningWorker({ store, secrets, log: log.child({ module: 'signing' }), delivery, pins, tsaUrl: config.tsaUrl, caFile: config.caFile });
+    // Stopped after the server and before delivery (stops run in reverse).
+    stops.push(() => signingWorker.stop());
+    const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins });
 
     const app = createHttpApp({
       store,
@@ -117,9 +129,13 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
       adminToken,
       extraHostNames: config.extraHostNames,
       routes: [
-        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource]),
+        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)]),
         ...documentRoutes(store, documents),
         ...downloadRoutes(documents),
+        ...signingRequestRoutes(store, signingRequests),
+        ...signingAdminRoutes(signingRequests),
+        ...certificateRoutes(store),
+        ...certificateAdminRoutes({ store, secrets, dataDir: config.dataDir }),
         ...deliveryAdminRoutes(store, delivery),
         ...uiRoutes(),
       ],
@@ -150,6 +166,7 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const baseUrl = `http://${host}:${port}`;
     log.info('listening', { baseUrl, dataDir: config.dataDir });
     delivery.start();
+    signingWorker.start();
 
     let stopped: Promise<void> | undefined;
     return {

@@ -24,6 +24,8 @@ export interface Config {
   /** A PEM file of extra CAs trusted for HTTPS destinations. */
   caFile: string | undefined;
   logLevel: LogLevel;
+  /** How long a token PIN given at approval stays in memory (`SELLO_PIN_CACHE_SECONDS`, 15 min; CONTRACT §11). */
+  pinCacheSeconds: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -83,5 +85,6 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     pkcs11Modules: overrides.pkcs11Modules ?? listSetting(env, 'PKCS11_MODULES', path.delimiter),
     caFile: overrides.caFile ?? (env.SELLO_CA_FILE || undefined),
     logLevel: overrides.logLevel ?? logLevel,
+    pinCacheSeconds: overrides.pinCacheSeconds ?? numberSetting(env, 'PIN_CACHE_SECONDS', 15 * 60, 0),
   };
 }

@@ -3,6 +3,8 @@ import type { CertificatesTable, Store } from '../db/index.js';
 import { SelloError } from '../errors/index.js';
 import type { SecretBox } from '../secrets/index.js';
 import { readP12 } from '../signing/key-sources/index.js';
+import type { Selectable } from 'kysely';
+import { describeX509, validityBetween } from './certificate-object.js';
 import { summarizeCertificate } from './x509.js';
 
 /** A certificate Sello can sign with, as lists and the CLI show it. */
@@ -19,7 +21,7 @@ export interface CertificateRecord {
   createdAt: string;
 }
 
-export type CertificateRow = CertificatesTable;
+export type CertificateRow = Selectable<CertificatesTable>;
 
 export function toCertificateRecord(row: CertificateRow): CertificateRecord {
   return {
@@ -38,7 +40,15 @@ export function toCertificateRecord(row: CertificateRow): CertificateRecord {
 
 function baseRow(certificate: Buffer, chain: Buffer[], source: CertificateRow['source'], environment: CertificateRow['environment']) {
   const summary = summarizeCertificate(certificate);
+  // The Certificate object's fields as the X.509 gives them (CONTRACT §10).
+  const described = describeX509(certificate);
   return {
+    type: described.type,
+    validity: validityBetween(summary.notBefore, summary.notAfter),
+    principal: JSON.stringify(described.principal),
+    organization: described.organization ? JSON.stringify(described.organization) : null,
+    status: 'issued' as const,
+    issued_at: summary.notBefore.toISOString(),
     environment,
     source,
     fingerprint: summary.fingerprint,
@@ -63,13 +73,18 @@ export function importP12(store: Store, secrets: SecretBox, p12: Buffer, passwor
   return store.transaction(() => {
     const existing = store.first(store.db.selectFrom('certificates').select('id').where('fingerprint', '=', row.fingerprint).where('source', '=', 'p12'));
     if (existing) {
-      store.run(store.db.updateTable('certificates').set({ p12, p12_password_sealed: sealed }).where('id', '=', existing.id));
+      store.run(store.db.updateTable('certificates').set({ ...describedColumns(row), p12, p12_password_sealed: sealed }).where('id', '=', existing.id));
       return getCertificate(store, existing.id);
     }
     const id = crypto.randomUUID();
     store.run(store.db.insertInto('certificates').values({ id, ...row, p12, p12_password_sealed: sealed, created_at: new Date().toISOString() }));
     return getCertificate(store, id);
   });
+}
+
+/** A re-import refreshes the description too (rows from before migration 0005 get theirs). */
+function describedColumns(row: ReturnType<typeof baseRow>) {
+  return { type: row.type, validity: row.validity, principal: row.principal, organization: row.organization, issued_at: row.issued_at };
 }
 
 export interface TokenCertificateInput {
@@ -93,7 +108,7 @@ export function registerTokenCertificate(store: Store, input: TokenCertificateIn
   return store.transaction(() => {
     const existing = store.first(store.db.selectFrom('certificates').select('id').where('fingerprint', '=', row.fingerprint).where('source', '=', 'token'));
     if (existing) {
-      store.run(store.db.updateTable('certificates').set(token).where('id', '=', existing.id));
+      store.run(store.db.updateTable('certificates').set({ ...describedColumns(row), ...token }).where('id', '=', existing.id));
       return getCertificate(store, existing.id);
     }
     const id = crypto.randomUUID();

@@ -38,6 +38,8 @@ export interface ExtraExtension {
   oid: string;
   critical?: boolean;
   value: Buffer;
+  /** `value` is bare bytes, not DER, as some older Ecuadorian certificates carry (tests of tolerant readers). */
+  raw?: boolean;
 }
 
 export interface IssueOptions {
@@ -146,7 +148,7 @@ function makeTestCa(dir: string, certificatePath: string, certPem: string, caKey
         });
       }
       for (const e of opts.extraExtensions ?? []) {
-        extensions.push({ id: e.oid, critical: e.critical ?? false, value: asn1.fromDer(e.value.toString('binary')) });
+        extensions.push({ id: e.oid, critical: e.critical ?? false, value: e.raw ? e.value.toString('binary') : asn1.fromDer(e.value.toString('binary')) });
       }
       const certificate = buildCertificate({
         subject: toForgeAttributes(opts.subject),

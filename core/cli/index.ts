@@ -24,6 +24,7 @@ Uso: sello <comando> [opciones]
   tokens [--module RUTA]                      controladores PKCS#11, tokens y sus certificados
   certs import-p12 ARCHIVO [--password-stdin]
   certs list
+  certs issue-test --type T --validity D --principal ARCHIVO.json [--organization ARCHIVO.json]
   sign ARCHIVO.pdf --cert ID --page N|last --x X --y Y [--size s|m|l] [--out SALIDA.pdf] [--pin-stdin]
   verify ARCHIVO.pdf                          cada firma: firmante, hora, íntegra o no
 

@@ -12,6 +12,7 @@ import { qrText } from '../signing/qr-text.js';
 import { signPdfFile } from '../signing/sign-file.js';
 import { candidateModules, loadTokenDriver } from '../../native/index.js';
 import { dataDirOf, oneOf, parse, UsageError, type Io } from './args.js';
+import { issueTest } from './certs-test.js';
 
 function certificateLine(c: CertificateRecord): string {
   const where = c.source === 'token' ? `token ${c.tokenLabel ?? ''}`.trim() : c.source;
@@ -128,7 +129,8 @@ export async function certs(args: string[], io: Io): Promise<number> {
     });
     return 0;
   }
-  throw new UsageError('Use: sello certs import-p12 ARCHIVO [--password-stdin] | sello certs list');
+  if (sub === 'issue-test') return issueTest(rest, io);
+  throw new UsageError('Use: sello certs import-p12 ARCHIVO [--password-stdin] | sello certs list | sello certs issue-test --type T --validity D --principal ARCHIVO.json [--organization ARCHIVO.json]');
 }
 
 function stripNewline(text: string): string {

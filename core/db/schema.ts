@@ -18,6 +18,9 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   certificates: CertificatesTable;
+  signing_requests: SigningRequestsTable;
+  signing_documents: SigningDocumentsTable;
+  signing_signatures: SigningSignaturesTable;
 }
 
 export interface BooksTable {
@@ -193,4 +196,66 @@ export interface CertificatesTable {
   token_label: string | null;
   token_key_id: string | null;
   created_at: string;
+  /** 0005: the spec's Certificate fields; NULL on rows older than 0005 (derived from the X.509 then). */
+  type: string | null;
+  validity: number | null;
+  /** JSON of the spec's Principal. */
+  principal: string | null;
+  /** JSON of the spec's Organization. */
+  organization: string | null;
+  status: Generated<'issued' | 'draft' | 'processing'>;
+  issued_at: string | null;
+}
+
+/** Signing requests (core/signing/requests owns them; CONTRACT §11). */
+export interface SigningRequestsTable {
+  id: string;
+  environment: 'test' | 'live';
+  status: 'draft' | 'processing' | 'signed';
+  type: string | null;
+  subject: string;
+  reference_id: string | null;
+  book_id: string | null;
+  callback_url: string | null;
+  callback_bearer_sealed: string | null;
+  created_at: string;
+  sent_at: string | null;
+  signed_at: string | null;
+  updated_at: string;
+}
+
+export interface SigningDocumentsTable {
+  id: string;
+  request_id: string;
+  position: number;
+  client_id: string | null;
+  title: string;
+  notes: string | null;
+  file_extension: string;
+  original: Buffer;
+  /** SHA-256 hex of `original`. */
+  original_hash: string;
+  /** The PDF with the signatures applied so far. */
+  current: Buffer | null;
+  /** SHA-256 hex of the signed PDF, once the request is signed. */
+  signed_hash: string | null;
+}
+
+export interface SigningSignaturesTable {
+  id: string;
+  request_id: string;
+  document_id: string;
+  position: number;
+  certificate_id: string;
+  page: number;
+  size: 's' | 'm' | 'l';
+  x: number;
+  y: number;
+  state: 'pending' | 'signed' | 'rejected';
+  attempts: number;
+  last_error_code: string | null;
+  last_error: string | null;
+  pin_tries: string | null;
+  signed_at: string | null;
+  updated_at: string;
 }

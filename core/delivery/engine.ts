@@ -8,12 +8,14 @@ import { deliveryHeaders } from './signature-headers.js';
 import {
   cancelOrphans,
   claimDue,
+  enqueueCallbackRow,
   enqueueWebhookRows,
   nextDueAt,
   readTarget,
   recordOutcomes,
   releaseAbandonedLeases,
   type AttemptRecord,
+  type CallbackInput,
   type ClaimedDelivery,
   type WebhookEventType,
 } from './store.js';
@@ -25,6 +27,12 @@ export interface DeliveryEngine {
    * (endpoint, document, event type): a UNIQUE index and INSERT OR IGNORE.
    */
   enqueueWebhookEvent(event: { id: string; bookId: string; documentId: string; type: WebhookEventType }): number;
+  /**
+   * Inside the caller's transaction: the signing-result callback of `requestId` (CONTRACT §9:
+   * 5 attempts on the callback schedule; optional `Authorization: Bearer`, sealed here). At
+   * most one per request: a repeat returns 0 and changes nothing. Call `wake()` after commit.
+   */
+  enqueueCallback(callback: { url: string; bearerToken?: string | undefined; body: string; requestId: string }): number;
   /** After commit: start due deliveries now; a new event must not wait for a poll. */
   wake(): void;
   start(): void;
@@ -228,6 +236,15 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
   return {
     enqueueWebhookEvent(event) {
       return enqueueWebhookRows(store, event, now());
+    },
+    enqueueCallback(callback) {
+      const input: CallbackInput = {
+        url: callback.url,
+        bearerSealed: callback.bearerToken !== undefined ? secrets.seal(callback.bearerToken) : null,
+        body: callback.body,
+        requestId: callback.requestId,
+      };
+      return enqueueCallbackRow(store, input, now());
     },
     wake() {
       schedule('now');

@@ -1,6 +1,7 @@
 /**
- * Delivery: the durable outbox of document webhooks (and, later, signing-result
- * callbacks), its worker and its admin API (CONTRACT §9).
+ * Delivery: the durable outbox of document webhooks and signing-result callbacks
+ * (`enqueueCallback`, 5 attempts on the callback schedule), its worker and its admin API
+ * (CONTRACT §9).
  *
  * @example
  *   const delivery = createDeliveryEngine({ store, secrets, log, timeScale: 1, retentionDays: 30, userAgent: `Sello/${version}` });
@@ -16,5 +17,5 @@ export { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineDeps } fr
 export { deliveryAdminRoutes } from './admin-routes.js';
 export { nextAttempt, parseRetryAfter, schedules, JITTER, type AttemptOutcome, type DeliveryKind, type DeliveryState, type NextStep } from './schedule.js';
 export { signatureHeader } from './signature-headers.js';
-export type { WebhookEventType } from './store.js';
+export { callbackDeliveryId, type CallbackInput, type WebhookEventType } from './store.js';
 export { pruneDeliveryHistory } from './prune.js';

@@ -92,6 +92,39 @@ export function enqueueWebhookRows(
   return created;
 }
 
+/** What a signing-result callback needs (CONTRACT §9, §11; spec Events rule 6). */
+export interface CallbackInput {
+  url: string;
+  /** Already sealed with the data folder's key (`Authorization: Bearer …` at send time). */
+  bearerSealed?: string | null | undefined;
+  /** The exact JSON text sent, fixed now; a retry sends the same bytes (spec Events rule 2). */
+  body: string;
+  /** The signing request it reports: one callback per request, ever. */
+  requestId: string;
+}
+
+/** The row id of a request's callback: deterministic, so the primary key is the "at most once". */
+export function callbackDeliveryId(requestId: string): string {
+  return `cb_${requestId}`;
+}
+
+/**
+ * Inside the caller's transaction: one callback delivery row, due now, with the callback
+ * schedule's budget (5 attempts). A second call for the same request changes nothing.
+ * Returns 1 when the row was written, 0 when it existed.
+ */
+export function enqueueCallbackRow(store: Store, input: CallbackInput, now: number): number {
+  const id = callbackDeliveryId(input.requestId);
+  const iso = new Date(now).toISOString();
+  return store
+    .statement<[string, string, string | null, string, string, number, number, string, string], never>(
+      `insert or ignore into deliveries
+         (id, kind, url, bearer_sealed, body, message_id, state, attempts, max_attempts, due_at, created_at, updated_at)
+       values (?, 'callback', ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+    )
+    .run(id, input.url, input.bearerSealed ?? null, input.body, id, schedules.callback.length, now, iso, iso).changes;
+}
+
 /** Crash recovery: rows a dead process left `sending` are due again, same `Webhook-Id`. */
 export function releaseAbandonedLeases(store: Store, now: number): number {
   return store

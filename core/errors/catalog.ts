@@ -199,6 +199,18 @@ export const errorCatalog = {
     en: 'The stamp size must be s, m or l.',
   },
 
+  // ── signing requests (CONTRACT §11) ──────────────────────────────────────
+  request_not_draft: {
+    status: 409,
+    es: 'La solicitud de firma ya fue enviada; solo se envía una solicitud en borrador.',
+    en: 'The signing request was already sent; only a draft can be sent.',
+  },
+  signature_not_pending: {
+    status: 409,
+    es: 'La firma no está pendiente de aprobación.',
+    en: 'The signature is not waiting for approval.',
+  },
+
   // ── certificates and keys ──────────────────────────────────────────────────
   certificate_not_found: {
     status: 404,
@@ -209,6 +221,11 @@ export const errorCatalog = {
     status: 400,
     es: 'El certificado está caducado o todavía no es válido.',
     en: 'The certificate has expired or is not yet valid.',
+  },
+  certificate_not_issued: {
+    status: 400,
+    es: 'El certificado todavía no está emitido (estado draft o processing).',
+    en: 'The certificate is not issued yet (status draft or processing).',
   },
   p12_bad_password: {
     status: 400,

@@ -496,7 +496,8 @@ describe('crash recovery of `sello serve`', () => {
       const t = Date.now();
       serve.child.kill('SIGTERM');
       expect(await serve.exited).toBe(0);
-      expect(Date.now() - t).toBeLessThan(6_000);
+      // Bounded, not hanging: the engine drains for at most 5 s, the server closes in at most 5 s more.
+      expect(Date.now() - t).toBeLessThan(15_000);
       const final = new BetterSqlite3(path.join(dataDir, 'sello.db'), { readonly: true });
       expect(final.prepare('select state, count(*) as n from deliveries group by state').all()).toEqual([{ state: 'delivered', n: N }]);
       final.close();

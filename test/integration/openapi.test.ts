@@ -111,8 +111,17 @@ describe('the OpenAPI document', () => {
 
   it('describes no path that the server does not answer', async () => {
     const { id: doomed } = await createEndpoint(agent, agent.liveKey);
+    // A live signing request with a reference_id, for GET /api/v1/signature-requests/{id}.
+    const now = new Date().toISOString();
+    agent.store.sqlite
+      .prepare(
+        `insert or ignore into signing_requests (id, environment, status, subject, reference_id, created_at, updated_at)
+         values ('00000000-0000-4000-8000-00000000000a', 'live', 'draft', 'OpenAPI', 'ref-openapi', ?, ?)`,
+      )
+      .run(now, now);
     const concrete = (template: string): string =>
       template
+        .replace('/api/v1/signature-requests/{id}', '/api/v1/signature-requests/ref-openapi')
         .replace(`${ENDPOINTS}/{id}`, `${ENDPOINTS}/${doomed}`)
         .replace('/api/v1/identification-types/{id}', '/api/v1/identification-types/ec-ruc')
         .replace('/api/v1/tax-types/{id}', '/api/v1/tax-types/pe-igv');

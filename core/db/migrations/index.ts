@@ -3,6 +3,8 @@ import * as m0001 from './0001-init.js';
 import * as m0002 from './0002-documents.js';
 import * as m0003 from './0003-delivery.js';
 import * as m0004 from './0004-certificates.js';
+import * as m0005 from './0005-certificate-details.js';
+import * as m0006 from './0006-signing-requests.js';
 
 /** Every migration, in order. Static, so the migrations ship inside any bundle. */
 export const migrationProvider: MigrationProvider = {
@@ -11,5 +13,7 @@ export const migrationProvider: MigrationProvider = {
     '0002-documents': m0002,
     '0003-delivery': m0003,
     '0004-certificates': m0004,
+    '0005-certificate-details': m0005,
+    '0006-signing-requests': m0006,
   }),
 };

@@ -1,0 +1,232 @@
+/**
+ * Applies the signatures of `processing` requests (CONTRACT §11), in the background,
+ * never inside an HTTP request. Per request, one pass at a time: take the first signature
+ * not yet applied; a software key (test, .p12) signs at once; a token key signs only with
+ * a PIN the user gave (pin-cache.ts), otherwise the signature waits for approval. Each
+ * applied signature is one incremental update (core/pdf) committed with the new PDF in
+ * one transaction, so a crash loses nothing and the next start resumes where it stopped.
+ * The last one marks the request `signed`, sets the hashes and enqueues the callback in
+ * that same transaction (CONTRACT §9: "a durable row written in the same transaction").
+ */
+import type { KeySource } from '../key-sources/index.js';
+import type { CertificateRow } from '../../certificates/index.js';
+import type { Store } from '../../db/index.js';
+import type { DeliveryEngine } from '../../delivery/index.js';
+import { SelloError, isSelloError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import { signPdf } from '../../pdf/index.js';
+import type { SecretBox } from '../../secrets/index.js';
+import { openKeySource } from '../key-source-for.js';
+import { qrText } from '../qr-text.js';
+import { buildCallbackBody } from './callback-body.js';
+import { certificateRow } from './certificates-port.js';
+import type { PinCache } from './pin-cache.js';
+import {
+  currentPdf,
+  findRequest,
+  markSigned,
+  nextSignature,
+  processingRequestIds,
+  recordAttempt,
+  recordFailure,
+  recordSigned,
+  signedDocuments,
+  type SignatureRow,
+} from './store.js';
+import { tokenStatus } from './token-status.js';
+import crypto from 'node:crypto';
+
+export interface SigningWorker {
+  /** Resumes every `processing` request (after a crash or a restart). */
+  start(): void;
+  /** Runs a pass over `requestId`; resolves when it stops (signed, waiting for a PIN, or failed). */
+  run(requestId: string): Promise<void>;
+  /** Passes over every `processing` request (after an approval). */
+  runAll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SigningWorkerDeps {
+  store: Store;
+  secrets: SecretBox;
+  log: Logger;
+  delivery: Pick<DeliveryEngine, 'enqueueCallback' | 'wake'>;
+  pins: PinCache;
+  tsaUrl?: string | undefined;
+  caFile?: string | undefined;
+}
+
+export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
+  const { store, secrets, log, delivery, pins } = deps;
+  /** The pass running per request, and at most one queued behind it. */
+  const running = new Map<string, Promise<void>>();
+  const queued = new Map<string, Promise<void>>();
+  /** Software keys, opened once: a .p12 costs a key derivation to open. */
+  const software = new Map<string, KeySource>();
+  /** Tokens do one operation at a time (ENGINEERING.md): every token signature goes through this. */
+  let tokenQueue: Promise<unknown> = Promise.resolve();
+  let stopping = false;
+
+  function run(requestId: string): Promise<void> {
+    if (stopping) return Promise.resolve();
+    const waiting = queued.get(requestId);
+    if (waiting) return waiting;
+    const before = running.get(requestId);
+    const start = (): Promise<void> => {
+      queued.delete(requestId);
+      const p = pass(requestId)
+        .catch((err: unknown) => log.error('signing pass crashed', { requestId, err }))
+        .finally(() => {
+          if (running.get(requestId) === p) running.delete(requestId);
+        });
+      running.set(requestId, p);
+      return p;
+    };
+    if (!before) return start();
+    const next = before.then(start);
+    queued.set(requestId, next);
+    return next;
+  }
+
+  async function pass(requestId: string): Promise<void> {
+    for (;;) {
+      if (stopping) return;
+      const request = findRequest(store, requestId);
+      if (!request || request.status !== 'processing') return;
+      const signature = nextSignature(store, requestId);
+      if (!signature) {
+        // Every signature applied but the request not closed (a crash between two commits cannot
+        // leave this, but a hand-edited store could): close it now.
+        if (store.transaction(() => finish(requestId, new Date()))) delivery.wake();
+        return;
+      }
+      // A rejected signature stops the request; a failure waits for a person (approve again).
+      if (signature.state === 'rejected' || signature.last_error_code !== null) return;
+      const cert = certificateRow(store, signature.certificate_id);
+      if (!cert) {
+        recordFailure(store, signature.id, { code: 'certificate_not_found', message: `No existe el certificado ${signature.certificate_id}.`, pinTries: null }, new Date());
+        return;
+      }
+      if (cert.source === 'token' && !(cert.token_serial && pins.has(cert.token_serial))) return; // waits for approval
+      // Checked again inside the token queue: a wrong PIN found by another request meanwhile
+      // has been forgotten, and must not be tried a second time (CONTRACT §11).
+      const serial = cert.token_serial ?? '';
+      const ok =
+        cert.source === 'token'
+          ? await onToken(() => (pins.has(serial) ? apply(requestId, signature, cert) : Promise.resolve(false)))
+          : await apply(requestId, signature, cert);
+      if (!ok) return;
+    }
+  }
+
+  function onToken<T>(fn: () => Promise<T>): Promise<T> {
+    const p = tokenQueue.then(fn, fn);
+    tokenQueue = p.catch(() => undefined);
+    return p;
+  }
+
+  async function keySource(cert: CertificateRow): Promise<{ source: KeySource; close(): Promise<void> }> {
+    if (cert.source !== 'token') {
+      let source = software.get(cert.id);
+      if (!source) {
+        source = (await openKeySource(cert, { secrets, pin: () => Promise.reject(new SelloError('pin_required')) })).source;
+        software.set(cert.id, source);
+      }
+      return { source, close: async () => undefined };
+    }
+    return openKeySource(cert, {
+      secrets,
+      pin: async (req) => {
+        const pin = pins.get(req.tokenSerial);
+        if (pin === undefined) throw new SelloError('pin_required');
+        return pin;
+      },
+    });
+  }
+
+  /** Applies one signature; false when the request must stop here (failure recorded). */
+  async function apply(requestId: string, signature: SignatureRow, cert: CertificateRow): Promise<boolean> {
+    const signedAt = new Date();
+    recordAttempt(store, signature.id, signedAt);
+    let opened: { source: KeySource; close(): Promise<void> } | undefined;
+    try {
+      opened = await keySource(cert);
+      const pdf = currentPdf(store, signature.document_id);
+      const signed = await signPdf(pdf, opened.source, {
+        signingTime: signedAt,
+        stamp: {
+          page: signature.page,
+          x: signature.x,
+          y: signature.y,
+          size: signature.size,
+          signerName: cert.subject_name,
+          qrText: qrText({ signerName: cert.subject_name, signedAt, serialNumber: cert.serial_number }),
+        },
+        ...(deps.tsaUrl ? { timestampUrl: deps.tsaUrl } : {}),
+        ...(deps.caFile ? { caFile: deps.caFile } : {}),
+      });
+      const finished = store.transaction(() => {
+        if (!recordSigned(store, signature, signed, signedAt)) return false;
+        return nextSignature(store, requestId) === undefined ? finish(requestId, new Date()) : false;
+      });
+      if (finished) {
+        delivery.wake();
+        log.info('signing request signed', { requestId });
+      }
+      return true;
+    } catch (err) {
+      await fail(signature, cert, err);
+      return false;
+    } finally {
+      await opened?.close().catch(() => undefined);
+    }
+  }
+
+  async function fail(signature: SignatureRow, cert: CertificateRow, err: unknown): Promise<void> {
+    const code = isSelloError(err) ? err.code : 'internal_error';
+    const message = isSelloError(err) ? err.message : 'Error interno al firmar.';
+    let pinTries: string | null = null;
+    if (cert.source === 'token' && cert.token_serial) {
+      // CONTRACT §11: a wrong PIN is never retried by itself; forget it, report the tries left.
+      if (code === 'pin_incorrect' || code === 'pin_locked') pins.forget(cert.token_serial);
+      if (cert.token_module) pinTries = (await tokenStatus(cert.token_module, cert.token_serial)).pinTries;
+    }
+    if (!isSelloError(err)) log.error('signature failed', { signatureId: signature.id, err });
+    else log.warn('signature failed', { signatureId: signature.id, code });
+    recordFailure(store, signature.id, { code, message, pinTries }, new Date());
+  }
+
+  /** Inside a transaction: hashes, `signed`, the callback row. True when this call closed the request. */
+  function finish(requestId: string, now: Date): boolean {
+    const documents = signedDocuments(store, requestId).map((d) => ({ ...d, hash: crypto.createHash('sha256').update(d.pdf).digest('hex') }));
+    if (!markSigned(store, requestId, new Map(documents.map((d) => [d.id, d.hash])), now)) return false;
+    const request = findRequest(store, requestId)!;
+    if (request.callback_url) {
+      const signatures = store.all(store.db.selectFrom('signing_signatures').selectAll().where('request_id', '=', requestId).orderBy('position'));
+      const certificates = new Map(signatures.map((s) => [s.certificate_id, certificateRow(store, s.certificate_id)]));
+      const body = buildCallbackBody({ request, signedAt: now, signatures, certificates, documents });
+      delivery.enqueueCallback({
+        url: request.callback_url,
+        bearerToken: request.callback_bearer_sealed ? secrets.open(request.callback_bearer_sealed) : undefined,
+        body: JSON.stringify(body),
+        requestId,
+      });
+    }
+    return true;
+  }
+
+  return {
+    start() {
+      for (const id of processingRequestIds(store)) void run(id);
+    },
+    run,
+    async runAll() {
+      await Promise.all(processingRequestIds(store).map((id) => run(id)));
+    },
+    async stop() {
+      stopping = true;
+      const all = Promise.all([...running.values(), ...queued.values()]);
+      await Promise.race([all, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    },
+  };
+}
