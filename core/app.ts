@@ -10,6 +10,7 @@ import { lockDataDir, prepareDataDir } from './data-dir.js';
 import { openStore, type Store } from './db/index.js';
 import { createHttpApp } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
+import { scanConfiguredTokens } from './signing/token-scan.js';
 import { identificationTypeResource, taxTypeResource } from './http/resources/catalogs.js';
 import { webhookEndpointResource } from './http/resources/webhook-endpoints.js';
 import { apiV1Routes } from './http/routes.js';
@@ -165,6 +166,9 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
     const baseUrl = `http://${host}:${port}`;
     log.info('listening', { baseUrl, dataDir: config.dataDir });
+    // In the background: a slow token driver must not delay the API. Stopping waits for it.
+    const tokenScan = scanConfiguredTokens(store, config.pkcs11Modules, log);
+    stops.push(() => tokenScan);
     delivery.start();
     signingWorker.start();
 

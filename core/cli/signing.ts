@@ -1,16 +1,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { withDataStore } from '../app.js';
-import { findCertificateRow, importP12, listCertificates, registerTokenCertificate, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
+import { findCertificateRow, importP12, listCertificates, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
+import { scanTokenModule } from '../signing/token-scan.js';
 import { loadConfig } from '../config.js';
 import { SelloError } from '../errors/index.js';
 import { verifyPdfSignatures } from '../pdf/index.js';
 import { loadSecretBox } from '../secrets/index.js';
 import { openKeySource } from '../signing/key-source-for.js';
-import { orderChain, type PinProvider } from '../signing/key-sources/index.js';
+import type { PinProvider } from '../signing/key-sources/index.js';
 import { qrText } from '../signing/qr-text.js';
 import { signPdfFile } from '../signing/sign-file.js';
-import { candidateModules, loadTokenDriver } from '../../native/index.js';
+import { candidateModules } from '../../native/index.js';
 import { dataDirOf, oneOf, parse, UsageError, type Io } from './args.js';
 import { issueTest } from './certs-test.js';
 
@@ -45,49 +46,28 @@ export async function tokens(args: string[], io: Io): Promise<number> {
   }
   await withDataStore(config.dataDir, async (store) => {
     for (const modulePath of modules) {
-      const driver = loadTokenDriver(modulePath);
-      try {
-        const info = driver.info();
-        if (!values.json) io.out(`Módulo ${modulePath} (${info.manufacturer} ${info.description})`.trim());
-        const slots = await driver.listSlots();
-        for (const slot of slots) {
-          if (!slot.token) {
-            if (!values.json) io.out(`  Ranura ${slot.slotId}: sin token`);
-            continue;
-          }
-          // A blank token (never initialized, as SoftHSM's spare slot) holds nothing to sign with.
-          if (!slot.token.flags.tokenInitialized) {
-            if (!values.json) io.out(`  Ranura ${slot.slotId}: token sin inicializar`);
-            continue;
-          }
-          const found = await driver.listCertificates(slot.slotId);
-          const certs = found.map((c) =>
-            registerTokenCertificate(store, {
-              modulePath,
-              tokenSerial: slot.token!.serialNumber,
-              tokenLabel: slot.token!.label,
-              keyId: c.id,
-              certificate: c.certificate,
-              chain: orderChain(c.certificate, found.map((o) => o.certificate).filter((o) => !o.equals(c.certificate))),
+      const { info, slots } = await scanTokenModule(store, modulePath);
+      if (!values.json) io.out(`Módulo ${modulePath} (${info.manufacturer} ${info.description})`.trim());
+      for (const slot of slots) {
+        if (values.json) {
+          if (!slot.token || slot.state !== 'ready') continue;
+          io.out(
+            JSON.stringify({
+              module: modulePath,
+              slot: slot.slotId,
+              token: { label: slot.token.label, serial_number: slot.token.serialNumber, manufacturer: slot.token.manufacturer, model: slot.token.model, pin_tries: slot.token.pinTries },
+              certificates: slot.certificates.map(certificateJson),
             }),
           );
-          if (values.json) {
-            io.out(
-              JSON.stringify({
-                module: modulePath,
-                slot: slot.slotId,
-                token: { label: slot.token.label, serial_number: slot.token.serialNumber, manufacturer: slot.token.manufacturer, model: slot.token.model, pin_tries: slot.token.pinTries },
-                certificates: certs.map(certificateJson),
-              }),
-            );
-          } else {
-            io.out(`  Ranura ${slot.slotId}: token "${slot.token.label}" (serie ${slot.token.serialNumber}, PIN: ${pinTriesText(slot.token.pinTries)})`);
-            if (certs.length === 0) io.out('    sin certificados');
-            for (const c of certs) io.out(`    ${certificateLine(c)}`);
-          }
+        } else if (slot.state === 'empty') {
+          io.out(`  Ranura ${slot.slotId}: sin token`);
+        } else if (slot.state === 'blank' || !slot.token) {
+          io.out(`  Ranura ${slot.slotId}: token sin inicializar`);
+        } else {
+          io.out(`  Ranura ${slot.slotId}: token "${slot.token.label}" (serie ${slot.token.serialNumber}, PIN: ${pinTriesText(slot.token.pinTries)})`);
+          if (slot.certificates.length === 0) io.out('    sin certificados');
+          for (const c of slot.certificates) io.out(`    ${certificateLine(c)}`);
         }
-      } finally {
-        await driver.close();
       }
     }
   });
