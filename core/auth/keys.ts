@@ -218,7 +218,8 @@ interface AuthRow {
 }
 
 export interface Authenticator {
-  authenticate(family: Family, presented: string | undefined): Caller;
+  /** `marker`: the store's change marker when the caller already read it for this request. */
+  authenticate(family: Family, presented: string | undefined, marker?: string): Caller;
 }
 
 /**
@@ -229,9 +230,9 @@ export interface Authenticator {
 export function createAuthenticator(store: Store, maxKeys = 1000): Authenticator {
   const known = new Map<string, { marker: string; family: Family; caller: Caller }>();
   return {
-    authenticate(family, presented) {
+    authenticate(family, presented, knownMarker) {
       if (!presented || presented.length > 200) throw new SelloError('unauthorized');
-      const marker = store.changeMarker();
+      const marker = knownMarker ?? store.changeMarker();
       const hash = hashKey(presented);
       const hit = known.get(hash);
       if (hit && hit.marker === marker) {

@@ -84,8 +84,9 @@ export async function openStore(file: string): Promise<Store> {
   };
   const prepare = (query: CompiledQuery<unknown>): BetterSqlite3.Statement => prepareText(query.sql);
 
-  const marker = sqlite
-    .prepare<[], { changes: number; version: number }>('select total_changes() as changes, (select data_version from pragma_data_version()) as version');
+  // Two plain statements: cheaper than one that calls the pragma as a table-valued function.
+  const ownChanges = sqlite.prepare<[], number>('select total_changes()').pluck(true);
+  const dataVersion = sqlite.prepare<[], number>('pragma data_version').pluck(true);
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
@@ -123,8 +124,7 @@ export async function openStore(file: string): Promise<Store> {
       return prepareText(text) as unknown as BetterSqlite3.Statement<Params, Row>;
     },
     changeMarker(): string {
-      const m = marker.get()!;
-      return `${m.changes}:${m.version}`;
+      return `${ownChanges.get()}:${dataVersion.get()}`;
     },
     transaction<T>(fn: () => T): T {
       if (sqlite.inTransaction) return fn();

@@ -54,6 +54,8 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     }
     ctx.state.surface = found.route.surface;
     ctx.state.params = found.params;
+    // One read of the store's change marker serves the key check and any cached read.
+    if (found.route.auth === 'family-a' || found.route.auth === 'family-b') ctx.state.storeMarker = deps.store.changeMarker();
     authenticateRoute(keys, deps.limiter, deps.adminToken, ctx, found.route);
     await found.route.handler(ctx);
   });

@@ -18,6 +18,11 @@ export interface State {
   caller?: Caller;
   /** Path parameters of the matched route. */
   params: Record<string, string>;
+  /**
+   * The store's change marker, read once when the caller is authenticated. Valid for the
+   * synchronous part of the handler only: nothing can write in between.
+   */
+  storeMarker?: string;
 }
 
 export type AppContext = Koa.ParameterizedContext<State>;

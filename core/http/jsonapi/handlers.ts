@@ -121,7 +121,8 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store, cache: Res
   const cachedRead = (ctx: AppContext, compute: (caller: Caller) => unknown): void => {
     const caller = callerOf(ctx);
     const key = readKey(ctx, caller);
-    const marker = store.changeMarker();
+    // Read with the key check, in this same synchronous step: nothing has written since.
+    const marker = ctx.state.storeMarker ?? store.changeMarker();
     const hit = cache.get(key, marker);
     if (hit !== undefined) {
       sendText(ctx, 200, hit);

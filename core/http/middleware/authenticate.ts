@@ -16,8 +16,8 @@ export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, adm
   }
   const caller =
     route.auth === 'family-a'
-      ? keys.authenticate('a', ctx.get('X-Api-Key') || undefined)
-      : keys.authenticate('b', bearer(ctx.get('Authorization')));
+      ? keys.authenticate('a', ctx.get('X-Api-Key') || undefined, ctx.state.storeMarker)
+      : keys.authenticate('b', bearer(ctx.get('Authorization')), ctx.state.storeMarker);
   const decision = limiter.take(caller.keyId);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) ctx.set(name, value);
   if (!decision.allowed) {
