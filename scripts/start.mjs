@@ -3,20 +3,28 @@
 // line saying why, and the same core headless (`sello serve`).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
+/**
+ * The Electron binary, found the way the `electron` package itself finds it (its
+ * `path.txt`), without requiring the package: that would try to download a missing binary.
+ */
 function electronBinary() {
+  let dir;
   try {
-    // The `electron` package exports the path of its binary, and throws when the
-    // binary was never downloaded (as on machines without internet access).
-    return { path: require('electron') };
-  } catch (err) {
-    return { reason: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+    dir = path.dirname(require.resolve('electron/package.json'));
+  } catch {
+    return { reason: 'el paquete electron no está instalado' };
   }
+  const pathTxt = path.join(dir, 'path.txt');
+  if (!fs.existsSync(pathTxt)) return { reason: 'su binario no se descargó (instalación sin internet)' };
+  const binary = path.join(dir, 'dist', fs.readFileSync(pathTxt, 'utf8').trim());
+  return fs.existsSync(binary) ? { path: binary } : { reason: `falta ${binary}` };
 }
 
 function canShowWindows() {
@@ -25,14 +33,9 @@ function canShowWindows() {
 }
 
 let why;
-let trayEntry;
-try {
-  trayEntry = require.resolve(path.join(root, 'main', 'index.cjs'));
-} catch {
-  why = 'la aplicación de bandeja aún no forma parte de esta versión';
-}
-const electron = trayEntry ? electronBinary() : {};
-if (!why && !electron.path) why = `Electron no está disponible (${electron.reason})`;
+const trayEntry = path.join(root, 'main', 'index.cjs');
+const electron = electronBinary();
+if (!electron.path) why = `Electron no está disponible: ${electron.reason}`;
 if (!why && !canShowWindows()) why = 'no hay pantalla (DISPLAY/WAYLAND_DISPLAY vacío)';
 
 const child = why

@@ -1,0 +1,56 @@
+/**
+ * The Electron entry point: the only module that imports `electron` (ENGINEERING.md).
+ * Everything else takes the Electron API as a parameter and is tested with a fake.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import electron from 'electron';
+import electronUpdater from 'electron-updater';
+import { startAgent } from '../core/app.js';
+import { loadConfig } from '../core/config.js';
+import type { ElectronApi } from './electron-api.js';
+import { readAgentStatus } from './agent-status.js';
+import { startTrayApp } from './tray-app.js';
+import { configureUpdates, updateSettingsFrom } from './updates.js';
+
+const resources = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'resources');
+
+const api: ElectronApi = {
+  app: electron.app,
+  createTray(icon) {
+    const tray = new electron.Tray(icon);
+    return {
+      setImage: (i) => tray.setImage(i),
+      setToolTip: (t) => tray.setToolTip(t),
+      setContextMenu: (items) => tray.setContextMenu(electron.Menu.buildFromTemplate(items)),
+      on: (event, listener) => void tray.on(event, listener),
+      destroy: () => tray.destroy(),
+    };
+  },
+  createWindow: (options) => new electron.BrowserWindow(options),
+  notify: (title, body) => new electron.Notification({ title, body }).show(),
+  openExternal: (url) => electron.shell.openExternal(url),
+  safeStorage: electron.safeStorage,
+};
+
+await startTrayApp(api, {
+  async startAgent() {
+    const agent = await startAgent(loadConfig());
+    return {
+      baseUrl: agent.baseUrl,
+      adminUrl: agent.adminUrl,
+      status: () => readAgentStatus(agent.baseUrl, agent.adminToken),
+      stop: () => agent.stop(),
+    };
+  },
+  icons: {
+    ok: path.join(resources, 'tray-ok.png'),
+    pin: path.join(resources, 'tray-pin.png'),
+    failures: path.join(resources, 'tray-failures.png'),
+    stopped: path.join(resources, 'tray-stopped.png'),
+  },
+});
+
+configureUpdates(electronUpdater.autoUpdater, updateSettingsFrom(process.env), (err) => {
+  process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'update check failed', err: String(err) })}\n`);
+});
