@@ -23,6 +23,11 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': 'off' },
   },
   {
+    // The admin UI: plain ES modules in the browser, talking to core over HTTP only.
+    files: ['renderer/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs', 'scripts/**'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // in `npm run test:corpus` because it needs SELLO_PDF_CORPUS.
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

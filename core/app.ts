@@ -15,6 +15,7 @@ import { identificationTypeResource, taxTypeResource } from './http/resources/ca
 import { webhookEndpointResource } from './http/resources/webhook-endpoints.js';
 import { apiV1Routes } from './http/routes.js';
 import { uiRoutes } from './http/ui.js';
+import { createAdminSessions, type AdminCookie } from './http/admin-session.js';
 import { createLogger, type Logger } from './log/index.js';
 import { loadSecretBox } from './secrets/index.js';
 import { createWebhookEndpoints } from './webhooks/index.js';
@@ -29,14 +30,27 @@ import { signatureRequestResource } from './http/resources/signature-requests.js
 import { createPinCache, createSigningRequests, createSigningWorker } from './signing/requests/index.js';
 import { certificateRoutes } from './http/family-a/certificates.js';
 import { certificateAdminRoutes } from './http/admin/certificates.js';
+import { folderAdminRoutes } from './http/admin/folders.js';
+import { statusAdminRoutes } from './http/admin/status.js';
+import { bookAdminRoutes } from './http/admin/books.js';
+import { apiKeyAdminRoutes } from './http/admin/api-keys.js';
+import { webhookEndpointAdminRoutes } from './http/admin/webhook-endpoints.js';
+import { activityAdminRoutes } from './http/admin/activity.js';
+import { createFolderWatcher, watchSettings } from './watch/index.js';
 
 export interface Agent {
   /** `http://127.0.0.1:8437` */
   baseUrl: string;
-  /** One-time URL of the admin UI, with its session token. */
+  /** One-time URL of the admin UI: its token works once, for a session cookie (CONTRACT §14). */
   adminUrl: string;
-  /** Session token of the admin API (`Authorization: Bearer …` on `/admin/api`). */
+  /** Token of the admin API for automation (`Authorization: Bearer …` on `/admin/api`); never in a URL. */
   adminToken: string;
+  /**
+   * A new admin session for the Electron window, set as a cookie on `baseUrl`
+   * (`session.defaultSession.cookies.set({ url: baseUrl, ...cookie })`), so the window
+   * never needs the one-time URL.
+   */
+  issueAdminCookie(): AdminCookie;
   store: Store;
   /** The delivery engine: status changes enqueue into it inside their transaction, then wake it. */
   delivery: DeliveryEngine;
@@ -103,6 +117,7 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const secrets = loadSecretBox(config.dataDir);
     const endpoints = createWebhookEndpoints(store, secrets);
     const adminToken = crypto.randomBytes(32).toString('base64url');
+    const adminSessions = createAdminSessions(adminToken);
     const delivery = createDeliveryEngine({
       store,
       secrets,
@@ -122,12 +137,16 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     // Stopped after the server and before delivery (stops run in reverse).
     stops.push(() => signingWorker.stop());
     const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins });
+    // CONTRACT §13: watched folders sign through signing requests; started after the worker, stopped before it.
+    const folderWatcher = createFolderWatcher({ store, requests: signingRequests, worker: signingWorker, log: log.child({ module: 'watch' }), settings: watchSettings() });
 
+    // Set once the server listens; the status route reads it lazily.
+    let baseUrl = '';
     const app = createHttpApp({
       store,
       log,
       limiter: createRateLimiter(config.rateLimitPerMinute),
-      adminToken,
+      admin: adminSessions,
       extraHostNames: config.extraHostNames,
       routes: [
         ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)]),
@@ -137,8 +156,15 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
         ...signingAdminRoutes(signingRequests),
         ...certificateRoutes(store),
         ...certificateAdminRoutes({ store, secrets, dataDir: config.dataDir }),
+        ...folderAdminRoutes(store, folderWatcher),
         ...deliveryAdminRoutes(store, delivery),
-        ...uiRoutes(),
+        // CONTRACT §14: what the admin UI needs besides the routes above.
+        ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, pkcs11Modules: config.pkcs11Modules }),
+        ...bookAdminRoutes(store),
+        ...apiKeyAdminRoutes(store),
+        ...webhookEndpointAdminRoutes(store, endpoints),
+        ...activityAdminRoutes(store),
+        ...uiRoutes(adminSessions),
       ],
     });
 
@@ -164,19 +190,22 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
 
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
-    const baseUrl = `http://${host}:${port}`;
+    baseUrl = `http://${host}:${port}`;
     log.info('listening', { baseUrl, dataDir: config.dataDir });
     // In the background: a slow token driver must not delay the API. Stopping waits for it.
     const tokenScan = scanConfiguredTokens(store, config.pkcs11Modules, log);
     stops.push(() => tokenScan);
     delivery.start();
     signingWorker.start();
+    stops.push(() => folderWatcher.stop());
+    await folderWatcher.start();
 
     let stopped: Promise<void> | undefined;
     return {
       baseUrl,
-      adminUrl: `${baseUrl}/ui/?token=${adminToken}`,
+      adminUrl: `${baseUrl}/ui/?token=${adminSessions.loginToken}`,
       adminToken,
+      issueAdminCookie: () => adminSessions.issueCookie(),
       store,
       delivery,
       stop() {

@@ -8,6 +8,7 @@ import { UsageError, type Io } from './args.js';
 import { books, keys } from './books-keys.js';
 import { serve } from './serve.js';
 import { certs, sign, tokens, verify } from './signing.js';
+import { folders } from './folders.js';
 
 export type { Io } from './args.js';
 
@@ -27,10 +28,13 @@ Uso: sello <comando> [opciones]
   certs issue-test --type T --validity D --principal ARCHIVO.json [--organization ARCHIVO.json]
   sign ARCHIVO.pdf --cert ID --page N|last --x X --y Y [--size s|m|l] [--out SALIDA.pdf] [--pin-stdin]
   verify ARCHIVO.pdf                          cada firma: firmante, hora, íntegra o no
+  folders add CARPETA --cert ID [--page N|last] [--x X] [--y Y] [--size s|m|l] [--poll]
+  folders list                                carpetas vigiladas y archivos en espera
+  folders remove ID
 
 Opciones comunes: --data-dir DIR (o SELLO_HOME), --json (una línea JSON por registro).`;
 
-const commands: Record<string, (args: string[], io: Io) => Promise<number>> = { serve, books, keys, tokens, certs, sign, verify };
+const commands: Record<string, (args: string[], io: Io) => Promise<number>> = { serve, books, keys, tokens, certs, sign, verify, folders };
 
 function askHidden(prompt: string): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);

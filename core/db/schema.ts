@@ -21,6 +21,8 @@ export interface Database {
   signing_requests: SigningRequestsTable;
   signing_documents: SigningDocumentsTable;
   signing_signatures: SigningSignaturesTable;
+  watched_folders: WatchedFoldersTable;
+  watch_ledger: WatchLedgerTable;
 }
 
 export interface BooksTable {
@@ -257,5 +259,41 @@ export interface SigningSignaturesTable {
   last_error: string | null;
   pin_tries: string | null;
   signed_at: string | null;
+  updated_at: string;
+}
+
+/** A watched folder's profile (CONTRACT §13; core/watch). */
+export interface WatchedFoldersTable {
+  id: string;
+  path: string;
+  certificate_id: string;
+  environment: 'test' | 'live';
+  /** `'1'`, `'2'`… or `'last'`. */
+  page: string;
+  x: number;
+  y: number;
+  size: 's' | 'm' | 'l';
+  output_dir: string;
+  error_dir: string;
+  originals_dir: string;
+  poll: number;
+  created_at: string;
+}
+
+export type WatchLedgerState = 'queued' | 'waiting_pin' | 'signing' | 'done' | 'failed';
+
+/** One file of a watched folder, keyed by content (UNIQUE folder_id + sha256): signed at most once. */
+export interface WatchLedgerTable {
+  id: string;
+  folder_id: string;
+  sha256: string;
+  name: string;
+  state: WatchLedgerState;
+  request_id: string | null;
+  output_name: string | null;
+  moved_name: string | null;
+  error_code: string | null;
+  error: string | null;
+  created_at: string;
   updated_at: string;
 }

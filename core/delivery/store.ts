@@ -322,3 +322,16 @@ export function resendFailed(store: Store, filter: { id?: string; endpointId?: s
   if (filter.endpointId !== undefined) q = q.where('endpoint_id', '=', filter.endpointId);
   return store.transaction(() => store.all(q.returning('id')).map((r) => r.id));
 }
+
+/** How many deliveries are in `state` (the admin status screen's "failed deliveries"). */
+export function countDeliveries(store: Store, state: DeliveryState): number {
+  const row = store.first(store.db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', state));
+  return Number(row?.n ?? 0);
+}
+
+/** The most recent failures, newest first: what the status screen lists as "last errors". */
+export function recentFailures(store: Store, limit: number): DeliveryRow[] {
+  return store.all(
+    store.db.selectFrom('deliveries').selectAll().where('state', '=', 'failed').orderBy('updated_at', 'desc').limit(limit),
+  ) as DeliveryRow[];
+}

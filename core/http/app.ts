@@ -5,6 +5,7 @@ import type { Store } from '../db/index.js';
 import { SelloError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { Route, State } from './context.js';
+import type { AdminSessions } from './admin-session.js';
 import { authenticateRoute } from './middleware/authenticate.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { hostCheckMiddleware } from './middleware/host-check.js';
@@ -15,8 +16,8 @@ export interface HttpAppDeps {
   store: Store;
   log: Logger;
   limiter: RateLimiter;
-  /** Session token of the admin API for this run. */
-  adminToken: string;
+  /** Admin sessions of this run: cookie + CSRF, or the Bearer admin token (CONTRACT §14). */
+  admin: AdminSessions;
   /** Host names accepted besides the loopback ones. */
   extraHostNames: readonly string[];
   routes: readonly Route[];
@@ -41,8 +42,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     if (found.kind === 'none') {
       // An API path answers 401 before 404, so that routes can't be probed without a key.
       const surface = ctx.state.surface;
-      const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? 'none' : 'family-b';
-      authenticateRoute(keys, deps.limiter, deps.adminToken, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
+      // Every unknown /admin/api path is 401 without a session too (CONTRACT §14).
+      const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? (ctx.path.startsWith('/admin/') ? 'admin' : 'none') : 'family-b';
+      authenticateRoute(keys, deps.limiter, deps.admin, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
       throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
     }
     if (found.kind === 'wrong-method') {
@@ -56,7 +58,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     ctx.state.params = found.params;
     // One read of the store's change marker serves the key check and any cached read.
     if (found.route.auth === 'family-a' || found.route.auth === 'family-b') ctx.state.storeMarker = deps.store.changeMarker();
-    authenticateRoute(keys, deps.limiter, deps.adminToken, ctx, found.route);
+    authenticateRoute(keys, deps.limiter, deps.admin, ctx, found.route);
     await found.route.handler(ctx);
   });
   return app;

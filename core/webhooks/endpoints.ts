@@ -67,10 +67,32 @@ export function endpointProblems(input: EndpointPatch): Problem[] {
   return problems;
 }
 
+/**
+ * Whose endpoints: a Family B caller, or the admin API acting on a book and environment
+ * (CONTRACT §14), which passes `{ book: { id }, environment }`.
+ */
+export type EndpointOwner = Pick<Extract<Caller, { family: 'b' }>, 'environment'> & { book: { id: string } };
+
+/** An endpoint as the admin API lists it: never its secret. */
+export interface EndpointSummary {
+  id: string;
+  bookId: string;
+  environment: 'test' | 'live';
+  url: string;
+  active: boolean;
+  events: string[];
+  lastDeliveredAt: string | null;
+  lastStatus: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface WebhookEndpoints {
-  create(caller: Extract<Caller, { family: 'b' }>, input: EndpointInput): string;
-  update(caller: Extract<Caller, { family: 'b' }>, id: string, patch: EndpointPatch): boolean;
-  remove(caller: Extract<Caller, { family: 'b' }>, id: string): boolean;
+  create(caller: EndpointOwner, input: EndpointInput): string;
+  update(caller: EndpointOwner, id: string, patch: EndpointPatch): boolean;
+  remove(caller: EndpointOwner, id: string): boolean;
+  /** The live (not deleted) endpoints of a book, or one by id when `id` is given. */
+  list(filter: { bookId?: string; environment?: 'test' | 'live'; id?: string }): EndpointSummary[];
 }
 
 /**
@@ -79,7 +101,7 @@ export interface WebhookEndpoints {
  * the API no longer sees it and nothing more is sent to it.
  */
 export function createWebhookEndpoints(store: Store, secrets: SecretBox): WebhookEndpoints {
-  const mine = (caller: Extract<Caller, { family: 'b' }>, id: string) =>
+  const mine = (caller: EndpointOwner, id: string) =>
     store.db
       .updateTable('webhook_endpoints')
       .where('id', '=', id)
@@ -117,6 +139,24 @@ export function createWebhookEndpoints(store: Store, secrets: SecretBox): Webhoo
     remove(caller, id) {
       const now = new Date().toISOString();
       return store.run(mine(caller, id).set({ deleted_at: now, updated_at: now, active: 0 })).changes === 1;
+    },
+    list(filter) {
+      let query = store.db.selectFrom('webhook_endpoints').selectAll().where('deleted_at', 'is', null).orderBy('created_at').orderBy('id');
+      if (filter.bookId) query = query.where('book_id', '=', filter.bookId);
+      if (filter.environment) query = query.where('environment', '=', filter.environment);
+      if (filter.id) query = query.where('id', '=', filter.id);
+      return store.all(query).map((r) => ({
+        id: r.id,
+        bookId: r.book_id,
+        environment: r.environment,
+        url: r.url,
+        active: r.active === 1,
+        events: JSON.parse(r.events) as string[],
+        lastDeliveredAt: r.last_delivered_at,
+        lastStatus: r.last_status,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      }));
     },
   };
 }

@@ -10,6 +10,8 @@ export {
   endpointProblems,
   webhookEvents,
   type EndpointInput,
+  type EndpointOwner,
+  type EndpointSummary,
   type EndpointPatch,
   type WebhookEndpoints,
   type WebhookEvent,

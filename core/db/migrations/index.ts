@@ -5,6 +5,7 @@ import * as m0003 from './0003-delivery.js';
 import * as m0004 from './0004-certificates.js';
 import * as m0005 from './0005-certificate-details.js';
 import * as m0006 from './0006-signing-requests.js';
+import * as m0007 from './0007-watched-folders.js';
 
 /** Every migration, in order. Static, so the migrations ship inside any bundle. */
 export const migrationProvider: MigrationProvider = {
@@ -15,5 +16,6 @@ export const migrationProvider: MigrationProvider = {
     '0004-certificates': m0004,
     '0005-certificate-details': m0005,
     '0006-signing-requests': m0006,
+    '0007-watched-folders': m0007,
   }),
 };

@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import { rateLimitHeaders, type Authenticator, type RateLimiter } from '../../auth/index.js';
 import { SelloError } from '../../errors/index.js';
+import type { AdminSessions } from '../admin-session.js';
 import type { AppContext, Route } from '../context.js';
 
 /**
@@ -8,10 +8,11 @@ import type { AppContext, Route } from '../context.js';
  * then the rate limit of that key, then (Family B) the book's `accounting_api`
  * capability and the route's product scope.
  */
-export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, adminToken: string, ctx: AppContext, route: Route): void {
+export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, admin: AdminSessions, ctx: AppContext, route: Route): void {
   if (route.auth === 'none') return;
   if (route.auth === 'admin') {
-    assertAdmin(adminToken, bearer(ctx.get('Authorization')));
+    // CONTRACT §14: session cookie + CSRF, or the Bearer admin token.
+    admin.assert(ctx);
     return;
   }
   const caller =
@@ -42,21 +43,6 @@ export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, adm
     }
   }
   ctx.state.caller = caller;
-}
-
-/**
- * The admin API (CONTRACT §14) takes the session token of this run of the agent,
- * as `Authorization: Bearer <token>`. Compared in constant time.
- */
-function assertAdmin(expected: string, presented: string | undefined): void {
-  const a = crypto.createHash('sha256').update(expected).digest();
-  const b = crypto.createHash('sha256').update(presented ?? '').digest();
-  if (!presented || !crypto.timingSafeEqual(a, b)) {
-    throw new SelloError('unauthorized', {
-      detail: 'Falta la sesión de administración o no es válida.',
-      detailEn: 'The admin session is missing or invalid.',
-    });
-  }
 }
 
 function bearer(header: string): string | undefined {

@@ -96,8 +96,11 @@ function openPfx(der: forge.asn1.Asn1, password: string): forge.pkcs12.Pkcs12Pfx
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const hasMac = Array.isArray(der.value) && der.value.length > 2;
+    // The MAC is checked first: if it failed, the password is wrong and that is the answer.
+    // Otherwise the wrongly derived key usually fails the padding check ("decrypt"), but
+    // about once in 256 its garbage passes it and fails later as unparseable DER: retry both.
     // eslint-disable-next-line no-control-regex
-    if (!/decrypt/i.test(message) || !hasMac || /^[\x00-\x7f]*$/.test(password)) throw err;
+    if (/MAC could not be verified/i.test(message) || !hasMac || /^[\x00-\x7f]*$/.test(password)) throw err;
     const withoutMac = forge.asn1.create(der.tagClass, der.type, der.constructed, (der.value as forge.asn1.Asn1[]).slice(0, 2));
     return forge.pkcs12.pkcs12FromAsn1(withoutMac, false, forge.util.encodeUtf8(password));
   }

@@ -1,0 +1,54 @@
+/**
+ * The Estado screen (CONTRACT §14): is Sello running, where, which PKCS#11 modules are
+ * installed, what waits for a PIN, how many deliveries failed and the last errors. The
+ * tray reads the same route to pick its icon.
+ */
+import type { Store } from '../../db/index.js';
+import { countDeliveries, recentFailures } from '../../delivery/index.js';
+import type { SigningRequests } from '../../signing/requests/index.js';
+import { version } from '../../version.js';
+import { candidateModules } from '../../../native/index.js';
+import type { Route } from '../context.js';
+
+export interface StatusDeps {
+  store: Store;
+  requests: Pick<SigningRequests, 'pending'>;
+  /** Known only once the server listens. */
+  baseUrl: () => string;
+  pkcs11Modules: readonly string[];
+}
+
+export function statusAdminRoutes(deps: StatusDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/admin/api/status',
+      surface: 'admin',
+      auth: 'admin',
+      async handler(ctx) {
+        const groups = await deps.requests.pending();
+        const tokens = groups.flatMap((g) => (g.token ? [g.token] : []));
+        ctx.body = {
+          data: {
+            base_url: deps.baseUrl(),
+            version,
+            pkcs11_modules: candidateModules({ configured: [...deps.pkcs11Modules] })
+              .filter((m) => m.exists)
+              .map((m) => m.path),
+            tokens,
+            pending_signatures: groups.reduce((n, g) => n + g.signatures.length, 0),
+            failed_deliveries: countDeliveries(deps.store, 'failed'),
+            last_errors: recentFailures(deps.store, 5).map((d) => ({
+              delivery_id: d.id,
+              endpoint_id: d.endpoint_id,
+              event: d.event_type,
+              status: d.last_status,
+              error: d.last_error,
+              at: d.updated_at,
+            })),
+          },
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,50 @@
+/**
+ * Shared by the watched-folder tests and benchmark: distinct small PDFs, a test certificate
+ * holder for `sello certs issue-test`, and waiting on folder contents.
+ */
+import fs from 'node:fs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+/** `n` distinct one-page PDFs (a different line of text each), about 1 KB each. */
+export async function distinctPdfs(n: number, prefix = 'Factura'): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (let i = 0; i < n; i++) {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    doc.addPage([595, 842]).drawText(`${prefix} ${i}`, { x: 300, y: 400, size: 10, font });
+    doc.setTitle(`${prefix} ${i}`);
+    out.push(Buffer.from(await doc.save()));
+  }
+  return out;
+}
+
+/** The `.pdf` files directly in `dir` (none when it does not exist). */
+export const pdfsIn = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')) : []);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timeout: ${what()}`);
+    await sleep(25);
+  }
+}
+
+/** The holder of a `sello certs issue-test --type ec/individual` certificate. */
+export const testPrincipal = {
+  first_name: 'Sofía',
+  last_name: 'Íñiguez',
+  second_last_name: 'Peña',
+  email: 'sofia@contadores.ec',
+  mobile_phone: '+593990000000',
+  legal_id: '1712345675',
+  legal_id_type: { type: 'ec-cedula', code: '05', name: 'Cédula' },
+  address: {
+    line_1: 'Av. Amazonas N34-451',
+    locality: 'Iñaquito',
+    administrative_district_level_1: 'Pichincha',
+    administrative_district_level_2: 'Quito',
+    country: { code: 'EC', name: 'Ecuador' },
+  },
+};
