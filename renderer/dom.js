@@ -86,7 +86,7 @@ export function form({ fields, submitLabel, validate, send, onDone, errorField }
       const byField = err?.fields ?? {};
       let placed = false;
       for (const [name, messages] of Object.entries(byField)) {
-        const f = fields[name.split(/[.[]/)[0]];
+        const f = fieldFor(fields, name);
         if (f) {
           f.setError(messages.join(' '));
           placed = true;
@@ -102,6 +102,30 @@ export function form({ fields, submitLabel, validate, send, onDone, errorField }
     }
   });
   return el;
+}
+
+/**
+ * The form field a server error path belongs to: the field named exactly so
+ * (`principal.first_name`), else the nearest enclosing one (`principal.address.country.code`
+ * → `principal.address.country`), else the first segment (`events[0]` → `events`).
+ */
+function fieldFor(fields, path) {
+  const parts = path.split(/\.|(?=\[)/);
+  for (let n = parts.length; n > 0; n--) {
+    const f = fields[parts.slice(0, n).join('.').replace(/\.\[/g, '[')];
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/** A file chosen in an `<input type="file">`, as base64 without the data-URL prefix. */
+export function readFileBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error ?? new Error('No se pudo leer el archivo.'));
+    reader.readAsDataURL(file);
+  });
 }
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;

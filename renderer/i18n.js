@@ -27,8 +27,22 @@ const es = {
   claves: { name: 'Nombre', hint: 'Clave', scopes: 'Ámbitos', created: 'Creada', revoked: 'Revocada', revoke: 'Revocar', create: 'Crear clave', newKey: 'Clave nueva', active: 'activa', revokedDone: 'Clave revocada.' },
   webhooks: { url: 'URL', secret: 'Secreto (opcional: si lo deja vacío, Sello crea uno)', events: 'Eventos (ninguno = todos)', active: 'Activo', lastStatus: 'Último estado', create: 'Crear destino', newSecret: 'Secreto del destino', pause: 'Pausar', resume: 'Reanudar', rotate: 'Rotar secreto', remove: 'Eliminar', confirmRemove: '¿Eliminar este destino? No se enviará nada más a él.', confirmYes: 'Sí, eliminar', deliveries: 'Entregas', paused: 'pausado', attempts: 'Intentos', resend: 'Reenviar', resent: 'Entrega reenviada.', state: 'Estado', response: 'Respuesta' },
   firmas: { token: 'Token', tries: 'Intentos de PIN', request: 'Solicitud', pin: 'PIN', approve: 'Aprobar', reject: 'Rechazar', approved: 'Firma aprobada.', rejected: 'Firma rechazada.', software: 'Certificado de software' },
-  certificados: { subject: 'Titular', type: 'Tipo', expiry: 'Vence', status: 'Estado', expiring: 'vence pronto', expired: 'vencido' },
-  carpetas: { path: 'Carpeta', certificate: 'Certificado', queued: 'En cola' },
+  certificados: {
+    subject: 'Titular', type: 'Tipo', expiry: 'Vence', status: 'Estado', expiring: 'vence pronto', expired: 'vencido', source: 'Origen',
+    importTitle: 'Importar un archivo .p12', file: 'Archivo .p12 o .pfx', password: 'Contraseña del archivo', import: 'Importar', imported: 'Certificado importado:',
+    fileRule: 'Elija el archivo .p12.', fileTooBig: 'El archivo es demasiado grande para ser un .p12 (más de 1 MB).', passwordRule: 'Escriba la contraseña del archivo .p12.',
+    testTitle: 'Emitir un certificado de prueba', validity: 'Validez', days: 'días', firstName: 'Nombres', lastName: 'Apellidos', email: 'Correo electrónico', mobile: 'Teléfono móvil',
+    legalIdType: 'Tipo de identificación', legalId: 'Número de identificación', line1: 'Dirección', locality: 'Parroquia o localidad', district1: 'Provincia (nivel 1)', district2: 'Cantón (nivel 2)', country: 'País',
+    issue: 'Emitir certificado de prueba', issued: 'Certificado de prueba emitido:', emailRule: 'No es una dirección de correo válida.', instantRule: 'Los certificados …/instant solo admiten validez de 1 día.',
+    mobileRule: 'Escriba solo números, con + y espacios si hace falta.',
+  },
+  carpetas: {
+    path: 'Carpeta', certificate: 'Certificado', queued: 'En cola', page: 'Página (número o last)', size: 'Tamaño del sello', x: 'X (puntos desde la izquierda; vacío = 36)', y: 'Y (puntos desde arriba; vacío = abajo)',
+    poll: 'Revisar periódicamente (carpetas de red)', add: 'Vigilar carpeta', added: 'Carpeta añadida:', done: 'Firmados', waitingPin: 'Esperan PIN', failed: 'Con error', stamp: 'Sello',
+    remove: 'Quitar', confirmRemove: '¿Dejar de vigilar esta carpeta? Los archivos que ya están en ella no se tocan.', confirmYes: 'Sí, dejar de vigilar', removed: 'Carpeta quitada:', refresh: 'Actualizar',
+    pageRule: 'Escriba un número de página (1, 2, …) o last.', coordRule: 'Escriba un número mayor o igual a 0.', certRule: 'Elija un certificado.', noCerts: 'No hay certificados: importe un .p12 o emita uno de prueba en Certificados.',
+    small: 's (pequeño)', medium: 'm (mediano)', large: 'l (grande)',
+  },
   actividad: { type: 'Tipo', all: 'Todo', events: 'Eventos de documentos', signing: 'Solicitudes de firma', at: 'Fecha', name: 'Qué', subject: 'Sobre' },
 };
 
@@ -59,8 +73,22 @@ const en = {
   claves: { name: 'Name', hint: 'Key', scopes: 'Scopes', created: 'Created', revoked: 'Revoked', revoke: 'Revoke', create: 'Create key', newKey: 'New key', active: 'active', revokedDone: 'Key revoked.' },
   webhooks: { url: 'URL', secret: 'Secret (optional: left empty, Sello makes one)', events: 'Events (none = all)', active: 'Active', lastStatus: 'Last status', create: 'Create endpoint', newSecret: 'Endpoint secret', pause: 'Pause', resume: 'Resume', rotate: 'Rotate secret', remove: 'Delete', confirmRemove: 'Delete this endpoint? Nothing more will be sent to it.', confirmYes: 'Yes, delete', deliveries: 'Deliveries', paused: 'paused', attempts: 'Attempts', resend: 'Resend', resent: 'Delivery sent again.', state: 'State', response: 'Response' },
   firmas: { token: 'Token', tries: 'PIN tries', request: 'Request', pin: 'PIN', approve: 'Approve', reject: 'Reject', approved: 'Signature approved.', rejected: 'Signature rejected.', software: 'Software certificate' },
-  certificados: { subject: 'Holder', type: 'Type', expiry: 'Expires', status: 'Status', expiring: 'expires soon', expired: 'expired' },
-  carpetas: { path: 'Folder', certificate: 'Certificate', queued: 'Queued' },
+  certificados: {
+    subject: 'Holder', type: 'Type', expiry: 'Expires', status: 'Status', expiring: 'expires soon', expired: 'expired', source: 'Source',
+    importTitle: 'Import a .p12 file', file: '.p12 or .pfx file', password: 'File password', import: 'Import', imported: 'Certificate imported:',
+    fileRule: 'Choose the .p12 file.', fileTooBig: 'The file is too large to be a .p12 (over 1 MB).', passwordRule: 'Type the password of the .p12 file.',
+    testTitle: 'Issue a test certificate', validity: 'Validity', days: 'days', firstName: 'First names', lastName: 'Last names', email: 'Email', mobile: 'Mobile phone',
+    legalIdType: 'Identification type', legalId: 'Identification number', line1: 'Address', locality: 'Parish or locality', district1: 'Province (level 1)', district2: 'Canton (level 2)', country: 'Country',
+    issue: 'Issue test certificate', issued: 'Test certificate issued:', emailRule: 'Not a valid email address.', instantRule: '…/instant certificates only allow a validity of 1 day.',
+    mobileRule: 'Use digits only, with + and spaces if needed.',
+  },
+  carpetas: {
+    path: 'Folder', certificate: 'Certificate', queued: 'Queued', page: 'Page (number or last)', size: 'Stamp size', x: 'X (points from the left; empty = 36)', y: 'Y (points from the top; empty = bottom)',
+    poll: 'Poll periodically (network shares)', add: 'Watch folder', added: 'Folder added:', done: 'Signed', waitingPin: 'Waiting for PIN', failed: 'Failed', stamp: 'Stamp',
+    remove: 'Remove', confirmRemove: 'Stop watching this folder? Files already in it are left alone.', confirmYes: 'Yes, stop watching', removed: 'Folder removed:', refresh: 'Refresh',
+    pageRule: 'Type a page number (1, 2, …) or last.', coordRule: 'Type a number greater than or equal to 0.', certRule: 'Choose a certificate.', noCerts: 'No certificates: import a .p12 or issue a test one under Certificates.',
+    small: 's (small)', medium: 'm (medium)', large: 'l (large)',
+  },
   actividad: { type: 'Type', all: 'Everything', events: 'Document events', signing: 'Signing requests', at: 'Date', name: 'What', subject: 'About' },
 };
 

@@ -1,7 +1,7 @@
 // The screens of the admin UI (CONTRACT §14). Each is `async (root) => void`: it reads
 // the admin API, draws into `root`, and redraws itself after a change.
 import { api } from './api.js';
-import { field, form, h, notice, shownOnce, SLUG, table } from './dom.js';
+import { field, form, h, notice, readFileBase64, shownOnce, SLUG, table } from './dom.js';
 import { t } from './i18n.js';
 
 let selectedBook = null;
@@ -295,9 +295,105 @@ function signatureRow(s, root) {
   return h('div', { className: 'signature', 'data-signature': s.id }, h('p', {}, `${t('firmas.request')}: ${s.request_id}`), approve, reject, status);
 }
 
+/** A certificate's holder as people read it: names, else the id. */
+const holder = (c) => [c.principal?.first_name, c.principal?.last_name].filter(Boolean).join(' ') || c.id;
+
+/** The types the test form offers: those that need no organization and no RUC (spec, Certificate). */
+const TEST_TYPES = ['ec/instant', 'ec/individual', 'jm/instant', 'pa/instant', 'pe/instant', 'br/instant', 'bo/instant', 'sv/instant', 'gt/instant', 'hn/instant', 'ni/instant'];
+const VALIDITY_DAYS = [1, 365, 732, 1095, 1825];
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const P12_MAX_BYTES = 1024 * 1024;
+
 export async function certificados(root) {
-  const list = (await api.get('/certificates')).data;
+  const [list, idTypes] = await Promise.all([api.get('/certificates').then((r) => r.data), api.get('/identification-types').then((r) => r.data)]);
   const soon = Date.now() + 30 * 24 * 3600 * 1000;
+  const result = h('div', { className: 'result' });
+  const redraw = async (message) => {
+    await certificados(root);
+    if (message) root.querySelector('.result')?.replaceChildren(message);
+  };
+
+  const p12 = {
+    file_base64: field('file_base64', t('certificados.file'), { type: 'file', input: { accept: '.p12,.pfx,application/x-pkcs12' } }),
+    password: field('password', t('certificados.password'), { type: 'password', input: { autocomplete: 'off' } }),
+  };
+  const importForm = form({
+    fields: p12,
+    submitLabel: t('certificados.import'),
+    errorField: 'password',
+    validate: () => {
+      const p = {};
+      const file = p12.file_base64.input.files?.[0];
+      if (!file || file.size === 0) p.file_base64 = t('certificados.fileRule');
+      else if (file.size > P12_MAX_BYTES) p.file_base64 = t('certificados.fileTooBig');
+      if (!p12.password.input.value) p.password = t('certificados.passwordRule');
+      return p;
+    },
+    send: async () => api.post('/certificates/p12', { file_base64: await readFileBase64(p12.file_base64.input.files[0]), password: p12.password.input.value }),
+    onDone: (r) => redraw(notice(`${t('certificados.imported')} ${holder(r.data)}`)),
+  });
+
+  const option = (value, label, selected) => h('option', { value, selected }, label);
+  const ec = idTypes.filter((i) => i.country === 'EC');
+  const f = {
+    type: field('type', t('certificados.type'), { type: 'select', options: TEST_TYPES.map((v) => option(v, v, v === 'ec/individual')) }),
+    validity: field('validity', t('certificados.validity'), { type: 'select', options: VALIDITY_DAYS.map((d) => option(String(d), `${d} ${t('certificados.days')}`, d === 365)) }),
+    'principal.first_name': field('principal.first_name', t('certificados.firstName'), { input: { autocomplete: 'off' } }),
+    'principal.last_name': field('principal.last_name', t('certificados.lastName'), { input: { autocomplete: 'off' } }),
+    'principal.email': field('principal.email', t('certificados.email'), { type: 'email', input: { autocomplete: 'off' } }),
+    'principal.mobile_phone': field('principal.mobile_phone', t('certificados.mobile'), { type: 'tel', input: { autocomplete: 'off', placeholder: '+593 99 123 4567' } }),
+    'principal.legal_id_type': field('principal.legal_id_type', t('certificados.legalIdType'), {
+      type: 'select',
+      options: [...ec, ...idTypes.filter((i) => i.country !== 'EC')].map((i) => option(i.code, `${i.name} (${i.country} ${i.authority_code})`, i.code === 'ec-cedula')),
+    }),
+    'principal.legal_id': field('principal.legal_id', t('certificados.legalId'), { input: { autocomplete: 'off', inputmode: 'numeric' } }),
+    'principal.address.line_1': field('principal.address.line_1', t('certificados.line1')),
+    'principal.address.locality': field('principal.address.locality', t('certificados.locality')),
+    'principal.address.administrative_district_level_1': field('principal.address.administrative_district_level_1', t('certificados.district1')),
+    'principal.address.administrative_district_level_2': field('principal.address.administrative_district_level_2', t('certificados.district2')),
+    'principal.address.country': field('principal.address.country', t('certificados.country'), {
+      type: 'select',
+      options: [option('EC', 'Ecuador', true), option('PE', 'Perú')],
+    }),
+  };
+  const value = (name) => f[name].input.value.trim();
+  const issueForm = form({
+    fields: f,
+    submitLabel: t('certificados.issue'),
+    validate: () => {
+      const p = {};
+      for (const name of Object.keys(f)) if (!value(name)) p[name] = t('required');
+      if (value('principal.email') && !EMAIL.test(value('principal.email'))) p['principal.email'] = t('certificados.emailRule');
+      if (value('principal.mobile_phone') && !/^\+?[\d ]{6,20}$/.test(value('principal.mobile_phone'))) p['principal.mobile_phone'] = t('certificados.mobileRule');
+      if (value('type').endsWith('/instant') && value('validity') !== '1') p.validity = t('certificados.instantRule');
+      return p;
+    },
+    send: () => {
+      const idType = idTypes.find((i) => i.code === value('principal.legal_id_type'));
+      const country = value('principal.address.country');
+      return api.post('/test-certificates', {
+        type: value('type'),
+        validity: Number(value('validity')),
+        principal: {
+          first_name: value('principal.first_name'),
+          last_name: value('principal.last_name'),
+          email: value('principal.email'),
+          mobile_phone: value('principal.mobile_phone'),
+          legal_id: value('principal.legal_id'),
+          legal_id_type: { type: idType.code, code: idType.authority_code, name: idType.name },
+          address: {
+            line_1: value('principal.address.line_1'),
+            locality: value('principal.address.locality'),
+            administrative_district_level_1: value('principal.address.administrative_district_level_1'),
+            administrative_district_level_2: value('principal.address.administrative_district_level_2'),
+            country: { code: country, name: country === 'PE' ? 'Perú' : 'Ecuador' },
+          },
+        },
+      });
+    },
+    onDone: (r) => redraw(notice(`${t('certificados.issued')} ${holder(r.data ?? r)}`)),
+  });
+
   root.replaceChildren(
     h('h1', {}, t('nav.certificados')),
     table(
@@ -305,17 +401,107 @@ export async function certificados(root) {
       list.map((c) => {
         const expiry = Date.parse(c.expiry);
         const warn = expiry < Date.now() ? t('certificados.expired') : expiry < soon ? t('certificados.expiring') : '';
-        return [c.principal?.name ?? c.id, c.type, c.environment, h('span', { className: warn ? 'warn' : '' }, `${date(c.expiry)} ${warn}`.trim()), c.status];
+        return [holder(c), c.type, c.environment, h('span', { className: warn ? 'warn' : '' }, `${date(c.expiry)} ${warn}`.trim()), c.status];
       }),
     ),
+    result,
+    h('h2', {}, t('certificados.importTitle')),
+    importForm,
+    h('h2', {}, t('certificados.testTitle')),
+    issueForm,
   );
 }
 
+const PAGE = /^(?:last|[1-9]\d*)$/;
+const COORD = /^\d+(?:\.\d+)?$/;
+
 export async function carpetas(root) {
-  const list = (await api.get('/folders')).data;
+  const [list, certs] = await Promise.all([api.get('/folders').then((r) => r.data), api.get('/certificates').then((r) => r.data)]);
+  const byId = new Map(certs.map((c) => [c.id, c]));
+  const usable = certs.filter((c) => c.status === 'issued' && Date.parse(c.expiry) > Date.now());
+  const result = h('div', { className: 'result' });
+  const redraw = async (message) => {
+    await carpetas(root);
+    if (message) root.querySelector('.result')?.replaceChildren(message);
+  };
+  const count = (f, kind, n) => h('span', { className: `count ${kind}`, 'data-count': kind, 'data-folder': f.folder }, String(n));
+  const actions = (f) => {
+    const box = h('div', { className: 'actions' });
+    box.append(
+      h('button', {
+        type: 'button',
+        'aria-label': `${t('carpetas.remove')} ${f.folder}`,
+        onclick: () => {
+          const yes = h('button', { type: 'button', className: 'danger', onclick: () => api.del(`/folders/${encodeURIComponent(f.id)}`).then(() => redraw(notice(`${t('carpetas.removed')} ${f.folder}`))) }, t('carpetas.confirmYes'));
+          const no = h('button', { type: 'button', onclick: () => redraw() }, t('cancel'));
+          box.replaceChildren(h('span', { role: 'alert' }, t('carpetas.confirmRemove')), yes, no);
+          yes.focus();
+        },
+      }, t('carpetas.remove')),
+    );
+    return box;
+  };
+  const fields = {
+    folder: field('folder', t('carpetas.path'), { input: { autocomplete: 'off', placeholder: '/srv/facturas' } }),
+    certificate: field('certificate', t('carpetas.certificate'), {
+      type: 'select',
+      options: [h('option', { value: '' }, '—'), ...usable.map((c) => h('option', { value: c.id }, `${holder(c)} — ${c.type} (${c.environment}), ${t('certificados.expiry').toLowerCase()} ${date(c.expiry)}`))],
+    }),
+    page: field('page', t('carpetas.page'), { input: { value: '1', autocomplete: 'off' } }),
+    x: field('x', t('carpetas.x'), { input: { inputmode: 'decimal', autocomplete: 'off' } }),
+    y: field('y', t('carpetas.y'), { input: { inputmode: 'decimal', autocomplete: 'off' } }),
+    size: field('size', t('carpetas.size'), {
+      type: 'select',
+      options: [['s', t('carpetas.small')], ['m', t('carpetas.medium')], ['l', t('carpetas.large')]].map(([v, l]) => h('option', { value: v }, l)),
+    }),
+    poll: field('poll', t('carpetas.poll'), { type: 'checkbox' }),
+  };
+  const v = (name) => fields[name].input.value.trim();
   root.replaceChildren(
     h('h1', {}, t('nav.carpetas')),
-    table([t('carpetas.path'), t('carpetas.certificate'), t('carpetas.queued')], list.map((f) => [f.path ?? f.id, f.certificate_id ?? '—', String(f.queued ?? f.counts?.queued ?? 0)])),
+    h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => redraw() }, t('carpetas.refresh'))),
+    table(
+      [t('carpetas.path'), t('carpetas.certificate'), t('carpetas.stamp'), t('carpetas.done'), t('carpetas.waitingPin'), t('carpetas.failed'), t('carpetas.queued'), ''],
+      list.map((f) => {
+        const c = byId.get(f.certificate);
+        return [
+          h('code', {}, f.folder),
+          c ? holder(c) : f.certificate,
+          `${f.page}, ${f.x}, ${f.y}, ${f.size}${f.poll ? ' · poll' : ''}`,
+          count(f, 'done', f.done ?? 0),
+          count(f, 'waiting_pin', f.pending?.waiting_pin ?? 0),
+          count(f, 'failed', f.failed ?? 0),
+          count(f, 'queued', f.pending?.queued ?? 0),
+          actions(f),
+        ];
+      }),
+    ),
+    result,
+    h('h2', {}, t('carpetas.add')),
+    usable.length ? '' : notice(t('carpetas.noCerts'), 'error'),
+    form({
+      fields,
+      submitLabel: t('carpetas.add'),
+      validate: () => {
+        const p = {};
+        if (!v('folder')) p.folder = t('required');
+        if (!v('certificate')) p.certificate = t('carpetas.certRule');
+        if (!PAGE.test(v('page'))) p.page = v('page') ? t('carpetas.pageRule') : t('required');
+        for (const k of ['x', 'y']) if (v(k) && !COORD.test(v(k))) p[k] = t('carpetas.coordRule');
+        return p;
+      },
+      send: () =>
+        api.post('/folders', {
+          folder: v('folder'),
+          certificate: v('certificate'),
+          page: v('page') === 'last' ? 'last' : Number(v('page')),
+          ...(v('x') ? { x: Number(v('x')) } : {}),
+          ...(v('y') ? { y: Number(v('y')) } : {}),
+          size: v('size'),
+          poll: fields.poll.input.checked,
+        }),
+      onDone: (r) => redraw(notice(`${t('carpetas.added')} ${r.data.folder}`)),
+    }),
   );
 }
 
