@@ -17,7 +17,7 @@
  * Where the key lives does not matter here (pyHanko's `Signer` idea): a `CmsSigner` offers the
  * certificate and a `sign(data)` that returns the signature of SHA-256(data).
  */
-import { X509Certificate, createHash, verify as cryptoVerify } from 'node:crypto';
+import { X509Certificate, createHash, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { SelloError } from '../errors/index.js';
 import {
   OID,
@@ -134,7 +134,7 @@ export function estimateCmsSize(signer: CmsSigner, opts: { timestamp: boolean })
   const certs = [signer.certificate, ...(signer.chain ?? [])].reduce((n, c) => n + c.length, 0);
   let sigBytes = 512;
   try {
-    const key = new X509Certificate(signer.certificate).publicKey;
+    const key = publicKeyOf(signer.certificate);
     const details = key.asymmetricKeyDetails;
     if (key.asymmetricKeyType === 'rsa' && details?.modulusLength) sigBytes = Math.ceil(details.modulusLength / 8) + 16;
     else if (key.asymmetricKeyType === 'ec') sigBytes = 160; // P-521: 2 × 66 + DER overhead
@@ -154,7 +154,37 @@ interface ParsedCertificate {
   keyType: 'rsa' | 'ec';
 }
 
+/**
+ * Parsed signer certificates, by their DER bytes: a signature needed the certificate parsed
+ * several times (size estimate, SignerInfo, the signature check), and a key source signs many
+ * documents with the same one. Keyed by content, so a changed certificate is parsed afresh;
+ * bounded, the oldest dropped first. Only successful parses are kept.
+ */
+const parsedCertificates = new Map<string, { publicKey: KeyObject; parsed?: ParsedCertificate }>();
+const PARSED_CERTIFICATES_MAX = 32;
+
+function cachedCertificate(der: Buffer): { publicKey: KeyObject; parsed?: ParsedCertificate } {
+  const key = der.toString('base64');
+  let entry = parsedCertificates.get(key);
+  if (!entry) {
+    entry = { publicKey: new X509Certificate(der).publicKey };
+    if (parsedCertificates.size >= PARSED_CERTIFICATES_MAX) parsedCertificates.delete(parsedCertificates.keys().next().value!);
+    parsedCertificates.set(key, entry);
+  }
+  return entry;
+}
+
+function publicKeyOf(der: Buffer): KeyObject {
+  return cachedCertificate(der).publicKey;
+}
+
 function parseCertificate(der: Buffer): ParsedCertificate {
+  const entry = cachedCertificate(der);
+  entry.parsed ??= parseCertificateUncached(der, entry.publicKey);
+  return entry.parsed;
+}
+
+function parseCertificateUncached(der: Buffer, publicKey: KeyObject): ParsedCertificate {
   const node = decodeExact(der, 'certificado del firmante');
   const tbs = children(children(node, 'Certificate')[0], 'TBSCertificate');
   // TBSCertificate (RFC 5280 §4.1): [0] version is optional, then serialNumber, signature, issuer.
@@ -162,7 +192,7 @@ function parseCertificate(der: Buffer): ParsedCertificate {
   const serial = tbs[offset];
   const issuer = tbs[offset + 2];
   if (!serial || !issuer) throw new Error('certificado del firmante: TBSCertificate incompleto');
-  const keyType = new X509Certificate(der).publicKey.asymmetricKeyType;
+  const keyType = publicKey.asymmetricKeyType;
   if (keyType !== 'rsa' && keyType !== 'ec') {
     throw new Error(`certificado del firmante: tipo de clave no admitido (${String(keyType)})`);
   }
@@ -199,7 +229,7 @@ function buildSignedAttributes(digest: Buffer, certDer: Buffer, cert: ParsedCert
  * document that every verifier rejects.
  */
 function assertSignatureMatchesCertificate(data: Buffer, signature: Buffer, certDer: Buffer, keyType: 'rsa' | 'ec'): void {
-  const publicKey = new X509Certificate(certDer).publicKey;
+  const publicKey = publicKeyOf(certDer);
   const ok = cryptoVerify('sha256', data, keyType === 'ec' ? { key: publicKey, dsaEncoding: 'der' } : publicKey, signature);
   if (!ok) {
     throw new SelloError('internal_error', {

@@ -6,6 +6,7 @@
 import type { Store } from '../../db/index.js';
 import { countDeliveries, recentFailures } from '../../delivery/index.js';
 import type { SigningRequests } from '../../signing/requests/index.js';
+import { tokenStatus } from '../../signing/requests/token-status.js';
 import { version } from '../../version.js';
 import { candidateModules } from '../../../native/index.js';
 import type { Route } from '../context.js';
@@ -27,7 +28,7 @@ export function statusAdminRoutes(deps: StatusDeps): Route[] {
       auth: 'admin',
       async handler(ctx) {
         const groups = await deps.requests.pending();
-        const tokens = groups.flatMap((g) => (g.token ? [g.token] : []));
+        const tokens = await knownTokens(deps.store);
         ctx.body = {
           data: {
             base_url: deps.baseUrl(),
@@ -51,4 +52,27 @@ export function statusAdminRoutes(deps: StatusDeps): Route[] {
       },
     },
   ];
+}
+
+/**
+ * Every token Sello has seen (its certificates are recorded), and whether it is plugged in
+ * now with the PIN tries it reports. Reading a token's state needs no PIN.
+ */
+async function knownTokens(store: Store) {
+  const rows = store.all(
+    store.db
+      .selectFrom('certificates')
+      .select(['token_module', 'token_serial', 'token_label'])
+      .distinct()
+      .where('source', '=', 'token')
+      .where('token_module', 'is not', null)
+      .where('token_serial', 'is not', null)
+      .orderBy('token_label'),
+  );
+  return Promise.all(
+    rows.map(async (row) => {
+      const state = await tokenStatus(row.token_module!, row.token_serial!);
+      return { serial: row.token_serial, label: row.token_label, present: state.present, pin_tries: state.pinTries };
+    }),
+  );
 }
