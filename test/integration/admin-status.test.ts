@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent } from '../helpers/agent.js';
-import { createSoftHsm, SOFTHSM_MODULE, type SoftHsm } from '../helpers/softhsm.js';
-import { createTestPki, type TestPki } from '../helpers/test-ca.js';
+import { SOFTHSM_MODULE } from '../helpers/softhsm.js';
+import { createTokenFixture, type TokenFixture } from '../helpers/token-fixture.js';
 
 interface Status {
   data: { tokens: Array<{ label: string; present: boolean; pin_tries: string }>; pending_signatures: number; failed_deliveries: number };
@@ -9,21 +9,16 @@ interface Status {
 
 /** Estado (CONTRACT §14): the tokens Sello knows, whether each is plugged in, and its PIN tries. */
 describe('GET /admin/api/status', () => {
-  let pki: TestPki;
-  let hsm: SoftHsm;
+  let fixture: TokenFixture;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    pki = await createTestPki();
-    hsm = await createSoftHsm();
-    const token = await hsm.initToken({ label: 'oficina', pin: '1234' });
-    await token.importKey({ id: '0b', label: 'oficina', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
+    fixture = await createTokenFixture({ label: 'oficina', keyId: '0b' });
     agent = await startTestAgent({ pkcs11Modules: [SOFTHSM_MODULE] });
   });
   afterAll(async () => {
     await agent.close();
-    await hsm.cleanup();
-    await pki.cleanup();
+    await fixture.cleanup();
   });
 
   const status = async (): Promise<Status['data']> => {
@@ -39,8 +34,8 @@ describe('GET /admin/api/status', () => {
       if (tokens.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(tokens).toEqual([expect.objectContaining({ label: 'oficina', present: true, pin_tries: 'ok' })]);
-    await hsm.removeTokens();
+    await fixture.hsm.removeTokens();
     expect((await status()).tokens).toEqual([expect.objectContaining({ label: 'oficina', present: false })]);
-    await hsm.reinsertTokens();
+    await fixture.hsm.reinsertTokens();
   });
 });

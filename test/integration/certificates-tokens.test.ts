@@ -1,25 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent } from '../helpers/agent.js';
-import { createSoftHsm, SOFTHSM_MODULE, type SoftHsm } from '../helpers/softhsm.js';
-import { createTestPki, TEST_SUBJECT, type TestPki } from '../helpers/test-ca.js';
+import { SOFTHSM_MODULE } from '../helpers/softhsm.js';
+import { createTokenFixture, type TokenFixture } from '../helpers/token-fixture.js';
+import { TEST_SUBJECT } from '../helpers/test-ca.js';
 
 /** Issue 5 item 1: every certificate found on the configured tokens has a record, without `sello tokens`. */
 describe('token certificates at start', () => {
-  let pki: TestPki;
-  let hsm: SoftHsm;
+  let fixture: TokenFixture;
   let agent: TestAgent;
 
   beforeAll(async () => {
-    pki = await createTestPki();
-    hsm = await createSoftHsm();
-    const token = await hsm.initToken({ label: 'oficina', pin: '1234' });
-    await token.importKey({ id: '0a', label: 'oficina', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
+    fixture = await createTokenFixture({ label: 'oficina', keyId: '0a' });
     agent = await startTestAgent({ pkcs11Modules: [SOFTHSM_MODULE] });
   });
   afterAll(async () => {
     await agent.close();
-    await hsm.cleanup();
-    await pki.cleanup();
+    await fixture.cleanup();
   });
 
   const certificates = async (key: string) => {
@@ -29,7 +25,7 @@ describe('token certificates at start', () => {
   };
 
   it('lists the token’s certificate to a live key once the agent has started', async () => {
-    const serial = new (await import('node:crypto')).X509Certificate(pki.leaf.certificate).serialNumber.toUpperCase();
+    const serial = new (await import('node:crypto')).X509Certificate(fixture.pki.leaf.certificate).serialNumber.toUpperCase();
     let found: Awaited<ReturnType<typeof certificates>> = [];
     for (let i = 0; i < 50 && found.length === 0; i++) {
       found = (await certificates(agent.liveApiKey)).filter((c) => c.serial_number.toUpperCase() === serial);
