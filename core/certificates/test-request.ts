@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isCatalogIdType } from '../catalogs/index.js';
-import { SelloError } from '../errors/index.js';
+import { SelloError, fieldMessages } from '../errors/index.js';
 import { certificateTypes, validityDays, type CertificateType, type Organization, type Principal } from './certificate-object.js';
 
 function required(what = 'texto') {
@@ -115,7 +115,7 @@ const needsOrganization = new Set<CertificateType>(['ec/business-director', 'ec/
  * `ec/organization` need an organization. Returns messages by field path.
  */
 export function testCertificateRuleViolations(r: TestCertificateRequest): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out = fieldMessages();
   const add = (path: string, message: string) => (out[path] ??= []).push(message);
   if (r.type.endsWith('/instant') && r.validity !== 1) add('validity', `los certificados ${r.type} solo admiten validez de 1 día`);
   if ((r.principal.tax_id === undefined) !== (r.principal.tax_id_type === undefined)) {
@@ -145,7 +145,7 @@ export function testCertificateRuleViolations(r: TestCertificateRequest): Record
  */
 export function parseTestCertificateRequest(raw: unknown): TestCertificateRequest {
   const parsed = requestSchema.safeParse(raw);
-  let fields: Record<string, string[]> = {};
+  let fields = fieldMessages();
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const name = issue.path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '') || 'body';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Caller } from '../auth/index.js';
 import type { DocumentsTable, Store } from '../db/index.js';
-import { SelloError } from '../errors/index.js';
+import { SelloError, fieldMessages } from '../errors/index.js';
 import { pdfBytesProblem } from './pdf-input.js';
 import { accessKeyProblem } from './access-key.js';
 import type { ChangeStatusInput, CreateDocumentInput } from './schemas.js';
@@ -77,7 +77,7 @@ function invalid(fields: Record<string, string[]>): SelloError {
 
 /** Checks what the schema can't: the access key and the PDF. Returns the decoded PDF. */
 export function checkDocumentInput(input: CreateDocumentInput, environment: 'test' | 'live'): Buffer | null {
-  const fields: Record<string, string[]> = {};
+  const fields = fieldMessages();
   if (input.access_key !== undefined && input.country === 'EC') {
     const problem = accessKeyProblem(input.access_key, environment);
     if (problem) {

@@ -59,3 +59,16 @@ export class SelloError extends Error {
 export function isSelloError(err: unknown): err is SelloError {
   return err instanceof SelloError;
 }
+
+/**
+ * An empty record of messages by field path. It has no prototype, so a field named by the
+ * client (`constructor`, `toString`, `__proto__`) is just another key, never an inherited
+ * property.
+ *
+ * @example
+ *   const fields = fieldMessages();
+ *   (fields[name] ??= []).push('campo no admitido');
+ */
+export function fieldMessages(): Record<string, string[]> {
+  return Object.create(null) as Record<string, string[]>;
+}

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { SelloError } from '../errors/index.js';
+import { SelloError, fieldMessages } from '../errors/index.js';
 import { parseJson, readBody } from './body.js';
 import type { AppContext } from './context.js';
 import { MiB } from './context.js';
@@ -25,7 +25,7 @@ export async function readFiscalBody<T>(ctx: AppContext, schema: z.ZodType<T>, l
   const raw = parseJson(await readBody(ctx.req, limit));
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const fields: Record<string, string[]> = {};
+    const fields = fieldMessages();
     for (const issue of parsed.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       for (const path of keys) {

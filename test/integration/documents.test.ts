@@ -97,6 +97,11 @@ describe('documents', () => {
     await rejects(() => create({}), 422, 'validation_failed', 'external_ref');
   });
 
+  it('names unknown fields called like Object.prototype members, never failing with a 500', async () => {
+    const body = await rejects(() => create({ ...invoiceBody({ external_ref: 'proto-1' }), constructor: 1, toString: 'x', __proto__: { a: 1 } }), 422, 'validation_failed', 'constructor');
+    expect(body.errors!.toString).toEqual(['campo no admitido']);
+  });
+
   it('answers malformed JSON with 400 and a wrong content type with 415 in the fiscal envelope', async () => {
     await rejects(() => agent.fetch('/api/v1/documents', { method: 'POST', headers: fiscalHeaders(agent.liveKey), body: '{"external_ref":' }), 400, 'invalid_json');
     await rejects(

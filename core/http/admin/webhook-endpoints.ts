@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '../../db/index.js';
-import { SelloError } from '../../errors/index.js';
+import { SelloError, fieldMessages } from '../../errors/index.js';
 import { endpointProblems, type EndpointOwner, type EndpointSummary, type WebhookEndpoints } from '../../webhooks/index.js';
 import type { Route } from '../context.js';
 import { readFiscalBody } from '../fiscal-body.js';
@@ -72,7 +72,7 @@ export function webhookEndpointAdminRoutes(store: Store, endpoints: WebhookEndpo
         const secret = input.secret?.trim() ? input.secret : newSecret();
         const problems = endpointProblems({ url: input.url, secret, events: input.events });
         if (problems.length > 0) {
-          const fields: Record<string, string[]> = {};
+          const fields = fieldMessages();
           for (const p of problems) (fields[p.path.replace(/\/(\d+)$/, '[$1]')] ??= []).push(p.detail);
           throw new SelloError('validation_failed', { fields });
         }

@@ -6,7 +6,7 @@
  */
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
-import { SelloError, isSelloError } from '../../errors/index.js';
+import { SelloError, isSelloError, fieldMessages } from '../../errors/index.js';
 import {
   createSigningRequestSchema,
   toSigningRequestObject,
@@ -43,7 +43,7 @@ async function readCreateBody(ctx: AppContext) {
   const raw = parseJson(await readBody(ctx.req, SIGNING_REQUEST_BODY_LIMIT));
   const parsed = createSigningRequestSchema.safeParse(raw);
   if (!parsed.success) {
-    const fields: Record<string, string[]> = {};
+    const fields = fieldMessages();
     for (const issue of parsed.error.issues) {
       const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       for (const path of paths) (fields[fieldPath(path) || 'body'] ??= []).push(issue.code === 'unrecognized_keys' ? 'campo no admitido' : issue.message);

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '../../db/index.js';
-import { isSelloError } from '../../errors/index.js';
+import { isSelloError, fieldMessages } from '../../errors/index.js';
 import { inspectPdf, stampDimensions, type PdfSummary, type StampSize } from '../../pdf/index.js';
 import { usableCertificate } from './certificates-port.js';
 
@@ -122,7 +122,7 @@ export function checkSigningRequest(
   environment: 'test' | 'live',
   now: Date,
 ): { ok: true; request: CheckedRequest } | { ok: false; problems: Problems } {
-  const problems: Problems = {};
+  const problems: Problems = fieldMessages();
   const add = (field: string, message: string) => (problems[field] ??= []).push(message);
   if (body.callback_url !== undefined) {
     const problem = callbackUrlProblem(body.callback_url);
