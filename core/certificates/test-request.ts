@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { isCatalogIdType } from '../catalogs/index.js';
-import { SelloError, fieldMessages } from '../errors/index.js';
+import { SelloError, fieldMessages, issueMessages } from '../errors/index.js';
 import { certificateTypes, validityDays, type CertificateType, type Organization, type Principal } from './certificate-object.js';
 
 function required(what = 'texto') {
@@ -145,15 +145,7 @@ export function testCertificateRuleViolations(r: TestCertificateRequest): Record
  */
 export function parseTestCertificateRequest(raw: unknown): TestCertificateRequest {
   const parsed = requestSchema.safeParse(raw);
-  let fields = fieldMessages();
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const name = issue.path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '') || 'body';
-      (fields[name] ??= []).push(issue.message);
-    }
-  } else {
-    fields = testCertificateRuleViolations(parsed.data as TestCertificateRequest);
-  }
+  const fields = parsed.success ? testCertificateRuleViolations(parsed.data as TestCertificateRequest) : issueMessages(parsed.error.issues);
   const names = Object.keys(fields);
   if (names.length > 0 || !parsed.success) {
     const summary = names.map((n) => `${n}: ${fields[n]!.join('; ')}`).join(' · ');

@@ -72,3 +72,33 @@ export function isSelloError(err: unknown): err is SelloError {
 export function fieldMessages(): Record<string, string[]> {
   return Object.create(null) as Record<string, string[]>;
 }
+
+/** `lines[0].unit_price`: the field paths of the fiscal envelope (spec, Fiscal-endpoint envelope). */
+export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
+}
+
+/** The part of a schema issue (zod's shape) that the messages need. */
+export interface SchemaIssue {
+  code: string;
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  keys?: readonly string[];
+}
+
+/**
+ * A schema's issues as messages by field path; an attribute the schema does not know is
+ * named by its own path, with "campo no admitido".
+ *
+ * @example
+ *   issueMessages(schema.safeParse(body).error.issues) // { 'lines[0].unit_price': ['…'], colour: ['campo no admitido'] }
+ */
+export function issueMessages(issues: ReadonlyArray<SchemaIssue>): Record<string, string[]> {
+  const fields = fieldMessages();
+  for (const issue of issues) {
+    const unknown = issue.code === 'unrecognized_keys';
+    const paths = unknown ? (issue.keys ?? []).map((k) => [...issue.path, k]) : [issue.path];
+    for (const path of paths) (fields[fieldPath(path) || 'body'] ??= []).push(unknown ? 'campo no admitido' : issue.message);
+  }
+  return fields;
+}

@@ -1,13 +1,8 @@
 import type { z } from 'zod';
-import { SelloError, fieldMessages } from '../errors/index.js';
+import { SelloError, issueMessages } from '../errors/index.js';
 import { parseJson, readBody } from './body.js';
 import type { AppContext } from './context.js';
 import { MiB } from './context.js';
-
-/** `lines[0].unit_price`: the fiscal envelope's field paths (spec, Fiscal-endpoint envelope). */
-export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)), '');
-}
 
 /**
  * Reads a plain-JSON fiscal body and validates it against `schema`: a wrong content
@@ -24,17 +19,6 @@ export async function readFiscalBody<T>(ctx: AppContext, schema: z.ZodType<T>, l
   }
   const raw = parseJson(await readBody(ctx.req, limit));
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const fields = fieldMessages();
-    for (const issue of parsed.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
-      for (const path of keys) {
-        const name = fieldPath(path) || 'body';
-        const message = issue.code === 'unrecognized_keys' ? 'campo no admitido' : issue.message;
-        (fields[name] ??= []).push(message);
-      }
-    }
-    throw new SelloError('validation_failed', { fields });
-  }
+  if (!parsed.success) throw new SelloError('validation_failed', { fields: issueMessages(parsed.error.issues) });
   return { input: parsed.data, raw };
 }

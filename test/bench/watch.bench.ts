@@ -18,7 +18,8 @@ import { qrText } from '../../core/signing/qr-text.js';
 import { watchSettings } from '../../core/watch/index.js';
 import { tempDir } from '../helpers/agent.js';
 import { selloJson, startServe } from '../helpers/cli.js';
-import { distinctPdfs, pdfsIn, testPrincipal, waitFor } from '../helpers/watch-files.js';
+import { testPrincipal } from '../helpers/certificates.js';
+import { distinctPdfs, pdfsIn, waitFor } from '../helpers/watch-files.js';
 import type { Benchmark } from './run.js';
 
 const N = Number(process.env.BENCH_WATCH_FILES ?? 300);

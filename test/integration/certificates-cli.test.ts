@@ -6,24 +6,8 @@ import { tempDir } from '../helpers/agent.js';
 import { sello } from '../helpers/cli.js';
 import { makePdf } from '../helpers/pdf-fixtures.js';
 import { pdfsig } from '../helpers/pdf-tools.js';
+import { testPrincipal as principal } from '../helpers/certificates.js';
 
-const address = {
-  line_1: 'Av. Amazonas N34-451',
-  locality: 'Iñaquito',
-  administrative_district_level_1: 'Pichincha',
-  administrative_district_level_2: 'Quito',
-  country: { code: 'EC', name: 'Ecuador' },
-};
-const principal = {
-  first_name: 'Sofía',
-  last_name: 'Íñiguez',
-  second_last_name: 'Peña',
-  email: 'sofia@contadores.ec',
-  mobile_phone: '+593990000000',
-  legal_id: '1712345675',
-  legal_id_type: { type: 'ec-cedula', code: '05', name: 'Cédula' },
-  address,
-};
 
 /** CONTRACT §1 `certs issue-test`, §10; the issued key signs a PDF that pdfsig accepts. */
 describe('sello certs issue-test', () => {

@@ -13,7 +13,8 @@ import { verifyPdfSignatures } from '../../core/pdf/index.js';
 import { tempDir } from '../helpers/agent.js';
 import { selloJson, startServe, type ServeProcess } from '../helpers/cli.js';
 import { pdfsig } from '../helpers/pdf-tools.js';
-import { distinctPdfs, pdfsIn, sleep, testPrincipal } from '../helpers/watch-files.js';
+import { testPrincipal } from '../helpers/certificates.js';
+import { distinctPdfs, pdfsIn, sleep } from '../helpers/watch-files.js';
 
 const N = 300;
 

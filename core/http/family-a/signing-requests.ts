@@ -6,7 +6,7 @@
  */
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
-import { SelloError, isSelloError, fieldMessages } from '../../errors/index.js';
+import { SelloError, isSelloError, issueMessages } from '../../errors/index.js';
 import {
   createSigningRequestSchema,
   toSigningRequestObject,
@@ -16,7 +16,6 @@ import {
 } from '../../signing/requests/index.js';
 import { parseJson, readBody } from '../body.js';
 import { MiB, type AppContext, type Route } from '../context.js';
-import { fieldPath } from '../fiscal-body.js';
 
 /** CONTRACT §2: signing requests carry whole PDFs in base64. */
 export const SIGNING_REQUEST_BODY_LIMIT = 64 * MiB;
@@ -42,14 +41,7 @@ async function readCreateBody(ctx: AppContext) {
   }
   const raw = parseJson(await readBody(ctx.req, SIGNING_REQUEST_BODY_LIMIT));
   const parsed = createSigningRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const fields = fieldMessages();
-    for (const issue of parsed.error.issues) {
-      const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
-      for (const path of paths) (fields[fieldPath(path) || 'body'] ??= []).push(issue.code === 'unrecognized_keys' ? 'campo no admitido' : issue.message);
-    }
-    throw validationError(fields);
-  }
+  if (!parsed.success) throw validationError(issueMessages(parsed.error.issues));
   return { input: parsed.data, raw };
 }
 
