@@ -14,6 +14,7 @@ import { scanConfiguredTokens } from './signing/token-scan.js';
 import { identificationTypeResource, taxTypeResource } from './http/resources/catalogs.js';
 import { webhookEndpointResource } from './http/resources/webhook-endpoints.js';
 import { apiV1Routes } from './http/routes.js';
+import { createResponseCache } from './http/jsonapi/response-cache.js';
 import { uiRoutes } from './http/ui.js';
 import { createAdminSessions, type AdminCookie } from './http/admin-session.js';
 import { createLogger, type Logger } from './log/index.js';
@@ -142,14 +143,16 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
 
     // Set once the server listens; the status route reads it lazily.
     let baseUrl = '';
-    const app = createHttpApp({
+    const readCache = createResponseCache({ maxEntries: 2000, maxBytes: 32 * 1024 * 1024 });
+    const listener = createHttpApp({
+      readCache,
       store,
       log,
       limiter: createRateLimiter(config.rateLimitPerMinute),
       admin: adminSessions,
       extraHostNames: config.extraHostNames,
       routes: [
-        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)]),
+        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)], readCache),
         ...documentRoutes(store, documents),
         ...downloadRoutes(documents),
         ...signingRequestRoutes(store, signingRequests),
@@ -168,7 +171,7 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
       ],
     });
 
-    const server = http.createServer(app.callback());
+    const server = http.createServer(listener);
     server.on('clientError', answerClientError);
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

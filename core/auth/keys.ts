@@ -58,7 +58,8 @@ export function keyPrefix(family: Family, environment: Environment): string {
 }
 
 export function hashKey(key: string): string {
-  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot form: a third of createHash's cost, and it runs on every request.
+  return crypto.hash('sha256', key, 'hex');
 }
 
 export function createKey(store: Store, input: CreateKeyInput, now = new Date()): { key: string; record: ApiKey } {
@@ -220,6 +221,11 @@ interface AuthRow {
 export interface Authenticator {
   /** `marker`: the store's change marker when the caller already read it for this request. */
   authenticate(family: Family, presented: string | undefined, marker?: string): Caller;
+  /**
+   * The caller of a key checked earlier while the store was at `marker`, or undefined:
+   * never reads the store, never throws. For answers that skip the full pipeline.
+   */
+  remembered(family: Family, presented: string | undefined, marker: string): Caller | undefined;
 }
 
 /**
@@ -243,6 +249,11 @@ export function createAuthenticator(store: Store, maxKeys = 1000): Authenticator
       if (known.size >= maxKeys) known.delete(known.keys().next().value!);
       known.set(hash, { marker, family, caller });
       return caller;
+    },
+    remembered(family, presented, marker) {
+      if (!presented || presented.length > 200) return undefined;
+      const hit = known.get(hashKey(presented));
+      return hit && hit.marker === marker && hit.family === family ? hit.caller : undefined;
     },
   };
 }

@@ -12,6 +12,7 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
+  /** Counts one request of the key. A refused take counts nothing: asking again gives the same answer. */
   take(keyId: string): RateLimitDecision;
 }
 

@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import Koa from 'koa';
 import { z } from 'zod';
 import { createAuthenticator, type RateLimiter } from '../auth/index.js';
@@ -8,9 +9,11 @@ import type { Route, State } from './context.js';
 import type { AdminSessions } from './admin-session.js';
 import { authenticateRoute } from './middleware/authenticate.js';
 import { errorMiddleware } from './middleware/errors.js';
-import { hostCheckMiddleware } from './middleware/host-check.js';
+import { hostAllowed } from './middleware/host-check.js';
 import { requestMiddleware } from './middleware/request.js';
 import { createRouter } from './router.js';
+import { createHotReads } from './hot-reads.js';
+import type { ResponseCache } from './jsonapi/response-cache.js';
 
 export interface HttpAppDeps {
   store: Store;
@@ -21,13 +24,16 @@ export interface HttpAppDeps {
   /** Host names accepted besides the loopback ones. */
   extraHostNames: readonly string[];
   routes: readonly Route[];
+  /** The JSON:API read cache the routes fill; repeat reads are answered from it before Koa. */
+  readCache: ResponseCache;
 }
 
 /**
- * Builds the Koa app that serves both API families, the admin API and the UI on
- * one origin. It does not listen: `startAgent` does.
+ * Builds the request listener that serves both API families, the admin API and the
+ * UI on one origin: a Koa app, with cached JSON:API reads answered before it
+ * (`createHotReads`). It does not listen: `startAgent` does.
  */
-export function createHttpApp(deps: HttpAppDeps): Koa<State> {
+export function createHttpApp(deps: HttpAppDeps): http.RequestListener {
   // Validation messages of the schemas in Spanish (CONTRACT §4).
   z.config(z.locales.es());
   const app = new Koa<State>({ proxy: false });
@@ -36,8 +42,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
 
   app.use(requestMiddleware(deps.log));
   app.use(errorMiddleware(deps.log));
-  app.use(hostCheckMiddleware(deps.extraHostNames));
+  const isHostAllowed = hostAllowed(deps.extraHostNames);
   app.use(async (ctx) => {
+    if (!isHostAllowed(ctx.get('Host'))) throw new SelloError('misdirected_request');
     const found = match(ctx.method, ctx.path);
     if (found.kind === 'none') {
       // An API path answers 401 before 404, so that routes can't be probed without a key.
@@ -61,5 +68,10 @@ export function createHttpApp(deps: HttpAppDeps): Koa<State> {
     authenticateRoute(keys, deps.limiter, deps.admin, ctx, found.route);
     await found.route.handler(ctx);
   });
-  return app;
+
+  const hotRead = createHotReads({ store: deps.store, log: deps.log, keys, limiter: deps.limiter, cache: deps.readCache, hostAllowed: isHostAllowed });
+  const koa = app.callback();
+  return (req, res) => {
+    if (!hotRead(req, res)) void koa(req, res);
+  };
 }

@@ -3,13 +3,12 @@ import { version } from '../version.js';
 import type { Route } from './context.js';
 import { jsonApiRoutes } from './jsonapi/handlers.js';
 import { buildOpenApiDocument } from './jsonapi/openapi.js';
-import { createResponseCache } from './jsonapi/response-cache.js';
+import type { ResponseCache } from './jsonapi/response-cache.js';
 import type { AnyResourceDef } from './jsonapi/resource.js';
 
 /** Every JSON:API resource plus `GET /api/v1/openapi`, generated from the same list. */
-export function apiV1Routes(store: Store, resources: readonly AnyResourceDef[]): Route[] {
+export function apiV1Routes(store: Store, resources: readonly AnyResourceDef[], cache: ResponseCache): Route[] {
   const openapi = JSON.stringify(buildOpenApiDocument(resources, version));
-  const cache = createResponseCache({ maxEntries: 2000, maxBytes: 32 * 1024 * 1024 });
   return [
     ...resources.flatMap((r) => jsonApiRoutes(r, store, cache)),
     {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startAgent, type Agent } from '../../core/app.js';
 import { createBook, createKey, type Book, type Environment } from '../../core/auth/index.js';
 import { loadConfig, type ConfigOverrides } from '../../core/config.js';
-import { createLogger } from '../../core/log/index.js';
+import { createLogger, type Logger } from '../../core/log/index.js';
 
 export interface TestAgent extends Agent {
   dataDir: string;
@@ -28,10 +28,10 @@ export function tempDir(prefix = 'sello-test-'): string {
 }
 
 /** A real agent on a free port with a temporary data folder. */
-export async function startTestAgent(overrides: ConfigOverrides = {}): Promise<TestAgent> {
+export async function startTestAgent(overrides: ConfigOverrides = {}, log: Logger = createLogger('silent')): Promise<TestAgent> {
   const dataDir = overrides.dataDir ?? tempDir();
   const config = loadConfig({ port: 0, logLevel: 'silent', ...overrides, dataDir }, {});
-  const agent = await startAgent(config, { log: createLogger('silent') });
+  const agent = await startAgent(config, { log });
   const book = createBook(agent.store, { slug: 'acme', tenantSlug: 'oficina-central', name: 'ACME S.A.' });
   const liveKey = createKey(agent.store, { family: 'b', environment: 'live', bookId: book.id, name: 'erp' }).key;
   const testKey = createKey(agent.store, { family: 'b', environment: 'test', bookId: book.id, name: 'erp-pruebas' }).key;

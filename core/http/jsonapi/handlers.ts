@@ -10,7 +10,7 @@ import { compileFilter } from './filter.js';
 import { assertJsonApiAcceptable, assertJsonApiContentType } from './media-type.js';
 import { listLinker, parseFields, parseListQuery, parseNestedQuery } from './query.js';
 import type { AnyResourceDef, AttributeProblem, WriteSpec } from './resource.js';
-import type { ResponseCache } from './response-cache.js';
+import { readCacheKey, type ResponseCache } from './response-cache.js';
 
 export const JSONAPI_VERSION = { version: '1.1' } as const;
 const BODY_LIMIT = 1024 * 1024;
@@ -31,11 +31,6 @@ function sendText(ctx: AppContext, status: number, text: string | Buffer): void 
   ctx.body = text;
 }
 
-/** What a read's body depends on besides the store: who may see what, the URL, the origin in links. */
-function readKey(ctx: AppContext, caller: Caller): string {
-  const scope = caller.family === 'b' ? `${caller.book.id}:${caller.environment}` : `a:${caller.environment}`;
-  return `${scope}|${ctx.protocol}://${ctx.host}|${ctx.path}?${ctx.querystring}`;
-}
 
 function callerOf(ctx: AppContext): Caller {
   const caller = ctx.state.caller;
@@ -120,15 +115,15 @@ export function jsonApiRoutes(resource: AnyResourceDef, store: Store, cache: Res
   /** Serves a read from the cache while the store is unchanged, else computes and keeps it. */
   const cachedRead = (ctx: AppContext, compute: (caller: Caller) => unknown): void => {
     const caller = callerOf(ctx);
-    const key = readKey(ctx, caller);
+    const key = readCacheKey(caller, baseUrl(ctx), ctx.url);
     // Read with the key check, in this same synchronous step: nothing has written since.
     const marker = ctx.state.storeMarker ?? store.changeMarker();
     const hit = cache.get(key, marker);
     if (hit !== undefined) {
-      sendText(ctx, 200, hit);
+      sendText(ctx, 200, hit.body);
       return;
     }
-    cache.set(key, marker, send(ctx, 200, compute(caller)));
+    cache.set(key, marker, { body: send(ctx, 200, compute(caller)), scope: resource.scope });
   };
 
   const compiled = (raw: RawBuilder<unknown>) => ({ compile: () => raw.compile(store.db) });

@@ -34,15 +34,25 @@ export function assertJsonApiContentType(header: string | undefined): void {
   }
 }
 
-/** 406 when `Accept` is given and allows no plain JSON:API media type (CONTRACT §7). */
-export function assertJsonApiAcceptable(header: string | undefined): void {
-  if (!header || header.trim() === '') return;
+// A client sends the same Accept on every request: the last one found acceptable
+// is not parsed again.
+let lastAcceptable: string | undefined;
+
+/** Whether `Accept` is absent or allows a plain JSON:API media type (CONTRACT §7). */
+export function acceptsJsonApi(header: string | undefined): boolean {
+  if (!header || header === lastAcceptable || header.trim() === '') return true;
   const ok = parseMediaRanges(header).some((r) => {
     if (r.q <= 0) return false;
     if (r.type === '*/*' || r.type === 'application/*') return true;
     return r.type === JSONAPI_MEDIA_TYPE && r.params.every((p) => allowedParams.has(p));
   });
-  if (!ok) {
+  if (ok) lastAcceptable = header;
+  return ok;
+}
+
+/** 406 unless `acceptsJsonApi`. */
+export function assertJsonApiAcceptable(header: string | undefined): void {
+  if (!acceptsJsonApi(header)) {
     throw new SelloError('not_acceptable', {
       detail: `Las respuestas son ${JSONAPI_MEDIA_TYPE}; inclúyalo en Accept.`,
       detailEn: `Responses are ${JSONAPI_MEDIA_TYPE}; include it in Accept.`,

@@ -45,7 +45,8 @@ export function authenticateRoute(keys: Authenticator, limiter: RateLimiter, adm
   ctx.state.caller = caller;
 }
 
-function bearer(header: string): string | undefined {
+/** The key of an `Authorization: Bearer …` header. */
+export function bearer(header: string): string | undefined {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];
 }

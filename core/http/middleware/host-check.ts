@@ -1,17 +1,13 @@
-import type Koa from 'koa';
-import { SelloError } from '../../errors/index.js';
-import type { State } from '../context.js';
-
 /**
  * DNS-rebinding defence (CONTRACT §2): a page on evil.example that resolves to
- * 127.0.0.1 still sends `Host: evil.example`, which is refused with 421.
+ * 127.0.0.1 still sends `Host: evil.example`, which is refused with 421
+ * (`misdirected_request`) by the caller of this check.
  */
-export function hostCheckMiddleware(extraNames: readonly string[]): Koa.Middleware<State> {
+export function hostAllowed(extraNames: readonly string[]): (hostHeader: string) => boolean {
   const allowed = new Set(['127.0.0.1', 'localhost', '[::1]', ...extraNames.map((n) => n.toLowerCase())]);
-  return async (ctx, next) => {
-    const host = hostName(ctx.get('Host'));
-    if (!host || !allowed.has(host)) throw new SelloError('misdirected_request');
-    await next();
+  return (hostHeader) => {
+    const host = hostName(hostHeader);
+    return host !== undefined && allowed.has(host);
   };
 }
 

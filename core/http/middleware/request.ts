@@ -4,6 +4,9 @@ import type { Logger } from '../../log/index.js';
 import type { State } from '../context.js';
 import { surfaceForPath } from '../router.js';
 
+/** Sent on every answer: API bodies are never sniffed as HTML, nor kept by caches. */
+export const EVERY_RESPONSE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
 /**
  * Gives each request an id (echoed in `X-Request-Id` and every log line), its
  * language (Spanish unless `Accept-Language` prefers English) and a default
@@ -17,8 +20,7 @@ export function requestMiddleware(log: Logger): Koa.Middleware<State> {
     ctx.state.surface = surfaceForPath(ctx.path);
     ctx.state.params = {};
     ctx.set('X-Request-Id', ctx.state.requestId);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cache-Control', 'no-store');
+    ctx.set(EVERY_RESPONSE_HEADERS);
     try {
       await next();
     } finally {
