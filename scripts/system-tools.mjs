@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Before `npm test`: the system tools the tests drive for real (a PKCS#11 token,
-// poppler, qpdf, a QR reader, Chromium, openssl). Installs them with apt-get when
-// running as root on Debian; otherwise stops with the exact command to run.
+// poppler, qpdf, a QR reader, Chromium, openssl). Before `npm run bench`
+// (`system-tools.mjs bench`): those and wrk, the HTTP load generator. Installs them
+// with apt-get when running as root on Debian; otherwise stops with the exact
+// command to run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -17,6 +19,9 @@ const tools = [
   ['openssl', 'openssl'],
   ['certutil', 'libnss3-tools'],
 ];
+const forBench = process.argv.includes('bench');
+if (forBench) tools.push(['wrk', 'wrk']);
+const users = forBench ? 'los benchmarks' : 'las pruebas';
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const missing = () => [...new Set(tools.filter(([command]) => !has(command)).map(([, pkg]) => pkg))];
@@ -30,13 +35,13 @@ const command = `apt-get install -y ${packages.join(' ')}`;
 
 if (!isRoot || !isDebian) {
   process.stderr.write(
-    `Faltan herramientas del sistema que usan las pruebas: ${packages.join(', ')}.\n` +
+    `Faltan herramientas del sistema que usan ${users}: ${packages.join(', ')}.\n` +
       (isDebian ? `Instálelas con:\n  sudo apt-get update && sudo ${command}\n` : `Instale los paquetes equivalentes a: ${packages.join(' ')}\n`),
   );
   process.exit(1);
 }
 
-process.stdout.write(`Instalando herramientas del sistema para las pruebas: ${packages.join(', ')}\n`);
+process.stdout.write(`Instalando herramientas del sistema para ${users}: ${packages.join(', ')}\n`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 const run = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env }).status === 0;
 if (!run(['update', '-qq']) || !run(['install', '-y', '-qq', '--no-install-recommends', ...packages])) {

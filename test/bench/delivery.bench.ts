@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { startTestAgent, createEndpoint } from '../helpers/agent.js';
@@ -78,9 +77,16 @@ function figures(events: EmittedEvent[], receiver: Receiver, from: number): Figu
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+const notes = `
+The store runs with \`synchronous=FULL\`. In the bulk run the p50 is mostly time spent queued
+behind 10,000 events; the paced run shows the latency of one new event: the delivery engine
+is woken right after the commit that enqueued it, without waiting for a poll.
+`;
+
 const benchmark: Benchmark = {
+  notes,
   description: `webhook deliveries to a local HTTPS receiver: ${EVENTS} events committed ${BATCH} per transaction, then ${PACED} events one per transaction at 500/s; receiver in its own process`,
-  async run() {
+  async run(report) {
     const pki = await createTestPki();
     const receiver = await startReceiverProcess(pki);
     const agent = await startTestAgent({ caFile: pki.ca.certificatePath, rateLimitPerMinute: 1_000_000_000 });
@@ -115,17 +121,16 @@ const benchmark: Benchmark = {
       const latency = figures(paced, receiver, from);
 
       const states = agent.store.sqlite.prepare('select state, count(*) as n from deliveries group by state').all() as Array<{ state: string; n: number }>;
-      console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, synchronous=FULL`);
-      console.log('| run | events | seconds | deliveries/s | p50 ms commit→arrival | p99 ms | max ms |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|');
-      for (const [name, f] of [
-        [`bulk (${BATCH}/commit)`, throughput],
-        ['paced (1/commit, 500/s)', latency],
-      ] as const) {
-        console.log(`| ${name} | ${f.events} | ${f.seconds.toFixed(2)} | ${f.perSecond.toFixed(0)} | ${f.p50} | ${f.p99} | ${f.max} |`);
-      }
-      console.log(`\nrequests received: ${receiver.requests.length}; deliveries by state: ${states.map((s) => `${s.state} ${s.n}`).join(', ')}`);
-      console.log('goal: ≥ 1,000 deliveries/s (bulk) and p50 ≤ 20 ms (paced)');
+      report.table(
+        ['run', 'events', 'seconds', 'deliveries/s', 'p50 ms commit→arrival', 'p99 ms', 'max ms'],
+        [
+          [`bulk: ${throughput.events} events committed ${BATCH} per transaction`, throughput.events, throughput.seconds.toFixed(2), Math.round(throughput.perSecond), throughput.p50, throughput.p99, throughput.max],
+          ['paced: one event per transaction, 500/s', latency.events, latency.seconds.toFixed(2), Math.round(latency.perSecond), latency.p50, latency.p99, latency.max],
+        ],
+      );
+      report.text(`Requests received: ${receiver.requests.length}; deliveries by state: ${states.map((s) => `${s.state} ${s.n}`).join(', ')}.`);
+      report.goal(`≥ 1,000 deliveries/s in the bulk run (this run: ${Math.round(throughput.perSecond)})`, throughput.perSecond >= 1000);
+      report.goal(`p50 ≤ 20 ms from the commit to the first attempt's arrival, paced (this run: ${latency.p50} ms)`, latency.p50 <= 20);
     } finally {
       await agent.close();
       receiver.stop();

@@ -4,7 +4,6 @@
  * signing-result callback reaches a local HTTPS receiver. Requests completed per second.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import os from 'node:os';
 import path from 'node:path';
 import { tempDir } from '../helpers/agent.js';
 import { selloJson, startServe } from '../helpers/cli.js';
@@ -21,9 +20,16 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+const notes = `
+Each request is created, signed in the background (every signature persisted) and its
+callback sent through the delivery engine, all against one \`sello serve\` with
+\`synchronous=FULL\`. \`BENCH_REQUESTS\` and \`BENCH_CONNECTIONS\` change the size.
+`;
+
 const benchmark: Benchmark = {
+  notes,
   description: `${total} signing requests (1 document, 1 signature, test certificate), POST with send: true → callback received; ${connections} clients`,
-  async run() {
+  async run(report) {
     const dir = tempDir('sello-bench-');
     const pki = await createTestPki();
     const { key } = selloJson<{ key: string }>(['keys', 'create', '--family', 'a', '--env', 'test', '--data-dir', dir]);
@@ -80,16 +86,19 @@ const benchmark: Benchmark = {
         .map((r) => r.receivedAt - (performance.timeOrigin + (started.get((JSON.parse(r.rawBody.toString('utf8')) as { reference_id: string }).reference_id) ?? 0)))
         .sort((a, b) => a - b);
       createMs.sort((a, b) => a - b);
-      console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`);
-      console.log('| measure | value |');
-      console.log('|---|---:|');
-      console.log(`| requests | ${total} |`);
-      console.log(`| completed per second (create → callback) | ${(total / elapsed).toFixed(1)} |`);
-      console.log(`| creates per second (HTTP only) | ${(total / ((createdAt - t0) / 1000)).toFixed(1)} |`);
-      console.log(`| create p50 / p99 ms | ${percentile(createMs, 50).toFixed(1)} / ${percentile(createMs, 99).toFixed(1)} |`);
-      console.log(`| create → callback p50 / p99 ms | ${percentile(e2e, 50).toFixed(0)} / ${percentile(e2e, 99).toFixed(0)} |`);
-      console.log(`| callbacks received | ${receiver.requests.length - warm} |`);
-      console.log(`\ngoal: ≥ 50 completed per second`);
+      const perSecond = total / elapsed;
+      report.table(
+        ['measure', 'value'],
+        [
+          ['requests', total],
+          ['completed per second (create → callback)', perSecond.toFixed(1)],
+          ['creates per second (HTTP only)', (total / ((createdAt - t0) / 1000)).toFixed(1)],
+          ['create p50 / p99 ms', `${percentile(createMs, 50).toFixed(1)} / ${percentile(createMs, 99).toFixed(1)}`],
+          ['create → callback p50 / p99 ms', `${percentile(e2e, 50).toFixed(0)} / ${percentile(e2e, 99).toFixed(0)}`],
+          ['callbacks received', receiver.requests.length - warm],
+        ],
+      );
+      report.goal(`≥ 50 signing requests completed per second (this run: ${perSecond.toFixed(1)})`, perSecond >= 50);
     } finally {
       await receiver.close();
       serve.child.kill('SIGTERM');

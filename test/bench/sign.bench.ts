@@ -45,9 +45,18 @@ function child(task: string, ...args: string[]): ChildResult {
 }
 
 const benchmark: Benchmark = {
-  description: 'firmas PAdES por segundo (clave de software y SoftHSM2) y costo de un PDF de 100 MB',
-  async run() {
-    const rows: string[][] = [['medida', 'valor', 'detalle']];
+  description: 'PAdES signatures per second (software key and SoftHSM2) and the cost of a 100 MB PDF',
+  notes: `
+Sequential signatures, each with a visible QR stamp. Each 100 MB figure comes from a fresh
+process, after the file has been read once so that the page cache holds it. Signing cost
+grows with the size of the update, not of the document: the 200-page PDF signs about as
+fast as the 2-page one. A stock pdf-lib load-and-save of the small PDF manages about 45 per
+second on this machine kind. The synced write of 100 MB is bound by the disk, as the plain
+copy shows.
+`,
+  async run(report) {
+    const rows: string[][] = [];
+    let smallSoftwareRate = 0;
     // A SoftHSM2 token with an RSA-2048 key: the same pipeline through PKCS#11.
     const pki = await createTestPki();
     const hsm = await createSoftHsm();
@@ -61,9 +70,10 @@ const benchmark: Benchmark = {
         const pdf = await makeLargePdf(pages);
         const kb = (pdf.length / 1024).toFixed(0);
         const software = await perSecond(pdf, 3);
-        rows.push([`PDF de ${pages} páginas (${kb} KB), clave de software`, `${software.rate.toFixed(0)} firmas/s`, `${software.msEach.toFixed(2)} ms por firma, ${software.n} firmas`]);
+        if (pages === 2) smallSoftwareRate = software.rate;
+        rows.push([`${pages}-page PDF (${kb} KB), software key`, `${software.rate.toFixed(0)} signatures/s`, `${software.msEach.toFixed(2)} ms each, ${software.n} signatures`]);
         const onToken = await perSecond(pdf, 3, softhsm);
-        rows.push([`PDF de ${pages} páginas (${kb} KB), SoftHSM2`, `${onToken.rate.toFixed(0)} firmas/s`, `${onToken.msEach.toFixed(2)} ms por firma, ${onToken.n} firmas`]);
+        rows.push([`${pages}-page PDF (${kb} KB), SoftHSM2`, `${onToken.rate.toFixed(0)} signatures/s`, `${onToken.msEach.toFixed(2)} ms each, ${onToken.n} signatures`]);
       }
     } finally {
       await driver.close();
@@ -83,20 +93,22 @@ const benchmark: Benchmark = {
       const sign = child('sign', big, path.join(dir, 'signed.pdf'));
       const inMemory = sign.msBeforeWrite ?? sign.ms;
       const check = execFileSync('pdfsig', ['-nocert', path.join(dir, 'signed.pdf')], { encoding: 'utf8' });
-      const valid = check.includes('Signature is Valid.') ? 'pdfsig: válida' : 'pdfsig: NO válida';
-      rows.push([`100 MB: leer + SHA-256`, `${hash.ms.toFixed(0)} ms`, `RSS pico ${(hash.maxRssBytes / MB).toFixed(0)} MB`]);
-      rows.push([`100 MB: firmar (leer, preparar, CMS, escribir)`, `${sign.ms.toFixed(0)} ms`, `RSS pico ${(sign.maxRssBytes / MB).toFixed(0)} MB; ${valid}`]);
-      rows.push([`100 MB: leer + copiar a disco`, `${copy.ms.toFixed(0)} ms`, 'la escritura la fija el disco, no la firma']);
-      rows.push([`100 MB: firmar sin escribir / leer+SHA-256`, `${(inMemory / hash.ms).toFixed(2)}×`, `objetivo ≤ 3× (${inMemory.toFixed(0)} ms)`]);
-      rows.push([`100 MB: firmar y escribir / leer+copiar`, `${(sign.ms / copy.ms).toFixed(2)}×`, 'con la escritura en ambos lados']);
-      rows.push([`100 MB: RSS pico / tamaño`, `${(sign.maxRssBytes / size).toFixed(2)}×`, `objetivo ≤ 2×; sin la base de Node (${(idle.maxRssBytes / MB).toFixed(0)} MB): ${((sign.maxRssBytes - idle.maxRssBytes) / size).toFixed(2)}×`]);
+      const valid = check.includes('Signature is Valid.') ? 'pdfsig: valid' : 'pdfsig: NOT valid';
+      const timeRatio = inMemory / hash.ms;
+      const memoryRatio = sign.maxRssBytes / size;
+      rows.push(['100 MB: read + SHA-256', `${hash.ms.toFixed(0)} ms`, `peak RSS ${(hash.maxRssBytes / MB).toFixed(0)} MB`]);
+      rows.push(['100 MB: sign (read, prepare, CMS, write synced)', `${sign.ms.toFixed(0)} ms`, `peak RSS ${(sign.maxRssBytes / MB).toFixed(0)} MB; ${valid}`]);
+      rows.push(['100 MB: read + copy to disk', `${copy.ms.toFixed(0)} ms`, 'the write is bound by the disk, not the signature']);
+      rows.push(['100 MB: sign before writing / read + SHA-256', `${timeRatio.toFixed(2)}×`, `${inMemory.toFixed(0)} ms`]);
+      rows.push(['100 MB: sign and write / read + copy', `${(sign.ms / copy.ms).toFixed(2)}×`, 'with the write on both sides']);
+      rows.push(['100 MB: peak RSS / file size', `${memoryRatio.toFixed(2)}×`, `above Node's own ${(idle.maxRssBytes / MB).toFixed(0)} MB: ${((sign.maxRssBytes - idle.maxRssBytes) / size).toFixed(2)}×`]);
+      report.table(['measure', 'value', 'detail'], rows);
+      report.goal(`≥ 200 small PDFs signed per second with a software key (this run: ${smallSoftwareRate.toFixed(0)})`, smallSoftwareRate >= 200);
+      report.goal(`the 100 MB PDF signed in ≤ 3× the time to read and hash it (this run: ${timeRatio.toFixed(2)}× before the synced write)`, timeRatio <= 3);
+      report.goal(`peak memory ≤ 2× the file while signing 100 MB (this run: ${memoryRatio.toFixed(2)}×)`, memoryRatio <= 2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    const line = (r: string[]): string => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-    process.stdout.write([line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n') + '\n');
   },
 };
 
