@@ -5,11 +5,17 @@
  * wait for the same PIN approval, and a crash resumes from the request's stored state.
  *
  * Order of the durable steps, so that nothing is signed twice or lost:
- *   1. ledger row (UNIQUE folder + SHA-256) — a second copy of the same content finds it;
- *   2. signing request created and linked to the row in one transaction;
- *   3. output name recorded, signed copy written atomically (temp, fsync, rename, folder fsync);
- *   4. only then the original moved to `originales/`, and the row marked `done`.
+ *   1. ledger row (UNIQUE folder + SHA-256) — a second copy of the same content finds it —,
+ *      the signing request, sent, and the link between them: one transaction;
+ *   2. output name recorded, signed copy written atomically (temp, fsync, rename, folder fsync);
+ *   3. only then the original moved to `originales/` (rename, fsync of both folders), and the
+ *      row marked `done`.
  * A restart between any two steps redoes at most the last one, with the same names.
+ *
+ * Many files at once: the ledger writes of files handled together (step 1, and `done`) share
+ * one commit (createLedgerBatch), renames done together share the fsync of their folder
+ * (createDirSyncer), and once its signed copy is durable a file gives its place to the next one
+ * (`written`) while its original is moved.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -21,9 +27,9 @@ import { inspectPdf } from '../pdf/index.js';
 import { writeFileAtomic } from '../signing/sign-file.js';
 import type { SigningRequests, SigningWorker } from '../signing/requests/index.js';
 import { errorText, failureFromFields, type FileFailure } from './error-text.js';
-import { freeName, syncDir } from './file-names.js';
+import { createDirSyncer, freeName } from './file-names.js';
 import type { FolderRow } from './folders.js';
-import { findByContent, findLedger, insertQueued, transition, update, type LedgerRow } from './ledger.js';
+import { createLedgerBatch, findByContent, findLedger, insertQueued, outputNameTaken, transition, update, type LedgerRow } from './ledger.js';
 
 /** What became of a file: finished either way, waiting for a PIN, or to be looked at again later. */
 export type Outcome = 'done' | 'failed' | 'duplicate' | 'waiting_pin' | 'retry' | 'gone';
@@ -39,10 +45,13 @@ export interface FileJobDeps {
 }
 
 export interface FileJobs {
-  /** Handles `name` in `folder` (a file that has settled). */
-  handle(folder: FolderRow, name: string): Promise<Outcome>;
+  /**
+   * Handles `name` in `folder` (a file that has settled). `written` is called once its signed
+   * copy is durable, before its original is moved: what is left is cheap, the next file can start.
+   */
+  handle(folder: FolderRow, name: string, written?: () => void): Promise<Outcome>;
   /** Looks again at a row waiting for a PIN or left mid-way by a previous process. */
-  resume(folder: FolderRow, row: LedgerRow): Promise<Outcome>;
+  resume(folder: FolderRow, row: LedgerRow, written?: () => void): Promise<Outcome>;
 }
 
 const LOCKED = new Set(['EBUSY', 'EPERM', 'EACCES', 'EAGAIN']);
@@ -50,11 +59,17 @@ const LOCKED = new Set(['EBUSY', 'EPERM', 'EACCES', 'EAGAIN']);
 export function createFileJobs(deps: FileJobDeps): FileJobs {
   const { store, requests, worker, log } = deps;
   const now = deps.now ?? (() => new Date());
-  /** Names chosen by running jobs and not written yet: two jobs never pick the same free name. */
+  /**
+   * Names chosen by running jobs and not recorded or not written yet: two jobs never pick the
+   * same free name. Output names recorded in the ledger and not written yet are taken too.
+   */
   const reserved = new Set<string>();
+  const syncDirs = createDirSyncer();
+  const ledgerBatch = createLedgerBatch(store);
 
-  async function pickName(dir: string, name: string): Promise<string> {
-    const chosen = await freeName(dir, name, reserved);
+  async function pickName(dir: string, name: string, output = false): Promise<string> {
+    const taken = output ? { has: (p: string) => reserved.has(p) || outputNameTaken(store, dir, path.basename(p)) } : reserved;
+    const chosen = await freeName(dir, name, taken);
     reserved.add(path.join(dir, chosen));
     return chosen;
   }
@@ -68,8 +83,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     try {
       await before?.(target);
       await fs.rename(from, path.join(dir, target));
-      await syncDir(dir);
-      await syncDir(folder.path);
+      await Promise.all([syncDirs(dir), syncDirs(folder.path)]);
     } finally {
       reserved.delete(path.join(dir, target));
     }
@@ -114,13 +128,10 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     return 'duplicate';
   }
 
-  async function handle(folder: FolderRow, name: string): Promise<Outcome> {
+  async function handle(folder: FolderRow, name: string, written?: () => void): Promise<Outcome> {
     const file = path.join(folder.path, name);
     let pdf: Buffer;
-    let mtimeMs: number;
     try {
-      const st = await fs.stat(file);
-      mtimeMs = st.mtimeMs;
       pdf = await fs.readFile(file);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
@@ -133,15 +144,46 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     }
     if (!pdf.subarray(Math.max(0, pdf.length - 2048)).includes('%%EOF')) {
       // Probably still being written by a slow writer that paused: wait, unless it has been still too long.
-      if (Date.now() - mtimeMs < deps.incompleteGraceMs) return 'retry';
+      const changed = await fs.stat(file).then((st) => st.mtimeMs, () => undefined);
+      if (changed === undefined) return 'gone';
+      if (Date.now() - changed < deps.incompleteGraceMs) return 'retry';
       return fail(folder, name, { code: 'pdf_damaged', detail: 'El PDF está incompleto: le falta el final (%%EOF).' }, undefined);
     }
     const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
-    const found = store.transaction(() => {
-      const existing = findByContent(store, folder.id, sha256);
-      if (existing) return { row: existing, fresh: false };
-      return { row: insertQueued(store, folder.id, sha256, name, now()), fresh: true };
-    });
+    // New content: its ledger row, its signing request (sent at once), the link and the name of
+    // its signed copy, in one commit shared with the files handled at the same moment. The
+    // worker's pass starts inside it (its first write joins the commit) and signs once it is
+    // committed; should the commit itself fail (a full disk), that pass finds nothing and stops,
+    // and the file, still in place, is handled again later.
+    const outputName = await pickName(folder.output_dir, name, true);
+    let failure: FileFailure | undefined;
+    let found: { row: LedgerRow; fresh: boolean; documentId?: string };
+    try {
+      found = await ledgerBatch.write(() => {
+        const existing = findByContent(store, folder.id, sha256);
+        if (existing) return { row: existing, fresh: false };
+        const row = insertQueued(store, folder.id, sha256, name, now());
+        // The request checks the PDF itself; read here only for the page count of `last`.
+        const page = folder.page === 'last' ? inspect(folder, pdf) : Number(folder.page);
+        if (typeof page !== 'number') {
+          failure = page;
+          return { row, fresh: true };
+        }
+        return { ...createRequest(folder, row, name, pdf, page, outputName), fresh: true };
+      });
+    } catch (err) {
+      // Refused by the signing request's checks: nothing was stored; the row alone, to record
+      // why (said for a person when it is the PDF: encrypted, certified, too few pages, damaged).
+      if (!isSelloError(err) || err.code !== 'validation_failed') throw err;
+      const inspected = inspect(folder, pdf);
+      failure = typeof inspected === 'number' ? asFailure(err) : inspected;
+      found = await ledgerBatch.write(() => {
+        const existing = findByContent(store, folder.id, sha256);
+        return existing ? { row: existing, fresh: false } : { row: insertQueued(store, folder.id, sha256, name, now()), fresh: true };
+      });
+    } finally {
+      reserved.delete(path.join(folder.output_dir, outputName)); // recorded in the ledger now, or not used
+    }
     let row = found.row;
     if (!found.fresh) {
       if (row.state === 'failed') {
@@ -158,68 +200,96 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
         row = findLedger(store, row.id)!;
       }
     }
+    // Created just now, its pass running: its document is known, nothing to look up before waiting for it.
+    let documentId = found.documentId;
     if (row.state === 'queued') {
-      const created = create(folder, row, name, pdf);
-      if (created !== true) return fail(folder, name, created, row);
-      row = findLedger(store, row.id)!;
+      const created = failure ?? create(folder, row, name, pdf);
+      if ('code' in created) return fail(folder, name, created, row);
+      ({ row, documentId } = created);
     }
-    return resume(folder, row);
+    return resume(folder, row, written, documentId);
   }
 
-  /** `queued` → `signing`: the signing request (a draft) and the link in one transaction, then sent. */
-  function create(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer): true | FileFailure {
-    let page: number;
+  /** The page the stamp goes on, or why this PDF cannot be signed (encrypted, certified, too few pages, damaged). */
+  function inspect(folder: FolderRow, pdf: Buffer): number | FileFailure {
     try {
       const summary = inspectPdf(pdf);
       if (summary.encryption !== 'none') return { code: 'pdf_encrypted', detail: 'El PDF está cifrado o protegido con contraseña.' };
       if (summary.docMdpPermission === 1) return { code: 'pdf_changes_forbidden', detail: 'El PDF está certificado sin permitir cambios.' };
-      page = folder.page === 'last' ? summary.pageCount : Number(folder.page);
+      const page = folder.page === 'last' ? summary.pageCount : Number(folder.page);
       if (page > summary.pageCount) return { code: 'page_out_of_range', detail: `El PDF tiene ${summary.pageCount} página(s); la carpeta pone el sello en la página ${page}.` };
+      return page;
     } catch (err) {
       if (isSelloError(err)) return { code: err.code === 'pdf_encrypted' ? 'pdf_encrypted' : 'pdf_damaged', detail: err.message };
       throw err;
     }
+  }
+
+  /**
+   * A refusal by the signing request's checks, as the reason written beside the file. Anything
+   * else (a store that cannot be written now…) is not the file's fault: thrown again, the file
+   * stays where it is.
+   */
+  function asFailure(err: unknown): FileFailure {
+    if (isSelloError(err) && err.code === 'validation_failed') {
+      const fields = (err.details as { fields?: Record<string, string[]> }).fields ?? { documento: [err.message] };
+      return failureFromFields(fields);
+    }
+    throw err;
+  }
+
+  /** Inside a transaction: `queued` → `signing`, the signing request created and sent, and linked to the row; the row as it is now, and the request's document. */
+  function createRequest(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer, page: number, outputName: string | null = null): { row: LedgerRow; documentId: string } {
+    const full = requests.create(folder.environment, {
+      subject: `Carpeta vigilada: ${name}`,
+      reference_id: `carpeta-${row.id}`,
+      documents: [
+        {
+          title: name,
+          document_base64: pdf.toString('base64'),
+          file_extension: 'pdf',
+          signatures: [{ signing_certificate: folder.certificate_id, page: String(page), x: String(folder.x), y: String(folder.y), size: folder.size }],
+        },
+      ],
+      send: true,
+    });
+    const set = { request_id: full.request.id, output_name: outputName };
+    if (!transition(store, row.id, ['queued'], 'signing', set, now())) throw new Error('ledger row moved under us');
+    return { row: { ...row, ...set, state: 'signing' }, documentId: full.documents[0]!.id };
+  }
+
+  /** `queued` → `signing` for a row that exists already (a new try after a failure, or left queued by a previous process). */
+  function create(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer): { row: LedgerRow; documentId: string } | FileFailure {
+    const page = inspect(folder, pdf);
+    if (typeof page !== 'number') return page;
     try {
-      const requestId = store.transaction(() => {
-        const full = requests.create(folder.environment, {
-          subject: `Carpeta vigilada: ${name}`,
-          reference_id: `carpeta-${row.id}`,
-          documents: [
-            {
-              title: name,
-              document_base64: pdf.toString('base64'),
-              file_extension: 'pdf',
-              signatures: [{ signing_certificate: folder.certificate_id, page: String(page), x: String(folder.x), y: String(folder.y), size: folder.size }],
-            },
-          ],
-          send: false,
-        });
-        if (!transition(store, row.id, ['queued'], 'signing', { request_id: full.request.id }, now())) throw new Error('ledger row moved under us');
-        return full.request.id;
-      });
-      requests.send(folder.environment, requestId);
-      return true;
+      return store.transaction(() => createRequest(folder, row, name, pdf, page));
     } catch (err) {
-      if (isSelloError(err) && err.code === 'validation_failed') {
-        const fields = (err.details as { fields?: Record<string, string[]> }).fields ?? { documento: [err.message] };
-        return failureFromFields(fields);
-      }
-      if (isSelloError(err)) return { code: err.code, detail: err.message };
-      throw err;
+      return asFailure(err);
     }
   }
 
   /** From `signing` / `waiting_pin`: runs the request's pass, then finishes, waits or fails. */
-  async function resume(folder: FolderRow, row: LedgerRow): Promise<Outcome> {
+  async function resume(folder: FolderRow, row: LedgerRow, written?: () => void, sentDocumentId?: string): Promise<Outcome> {
     if (row.state === 'done' || row.state === 'failed' || !row.request_id) return row.state === 'done' ? 'done' : 'failed';
     const requestId = row.request_id;
+    if (sentDocumentId) {
+      // Sent just now: wait for its pass; signed, its bytes are all that is needed.
+      await worker.run(requestId);
+      const signed = requests.file(folder.environment, requestId, sentDocumentId, 'signed');
+      if (signed) return finish(folder, row, signed, written);
+    }
     let full = requests.get(folder.environment, requestId);
     if (full.request.status === 'draft') full = requests.send(folder.environment, requestId);
     if (full.request.status === 'processing') {
       await worker.run(requestId);
       full = requests.get(folder.environment, requestId);
     }
-    if (full.request.status === 'signed') return finish(folder, row, full.documents[0]!.id);
+    if (full.request.status === 'signed') {
+      const signed = requests.file(folder.environment, requestId, full.documents[0]!.id, 'signed');
+      if (!signed) throw new Error(`signed bytes missing for request ${requestId}`);
+      return finish(folder, row, signed, written);
+    }
     const signature = full.signatures[0]!;
     if (signature.state === 'rejected') return fail(folder, row.name, { code: 'rejected', detail: 'La firma fue rechazada en la cola de firmas.' }, row);
     const cert = signature.last_error_code;
@@ -238,26 +308,37 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     return fail(folder, row.name, { code: cert, detail: signature.last_error ?? cert }, row);
   }
 
-  async function finish(folder: FolderRow, row: LedgerRow, documentId: string): Promise<Outcome> {
+  async function finish(folder: FolderRow, row: LedgerRow, signed: Buffer, written?: () => void): Promise<Outcome> {
     const source = path.join(folder.path, row.name);
     let outputName = row.output_name;
     if (!outputName) {
-      outputName = await pickName(folder.output_dir, row.name);
+      // A row from before names were chosen at creation, or tried again after a failure.
+      outputName = await pickName(folder.output_dir, row.name, true);
       update(store, row.id, { output_name: outputName }, now());
     }
-    const target = path.join(folder.output_dir, outputName);
+    let target = path.join(folder.output_dir, outputName);
     try {
-      const sourceThere = await fs.access(source).then(() => true, () => false);
-      const outputThere = await fs.access(target).then(() => true, () => false);
-      if (!(outputThere && !sourceThere)) {
-        const signed = requests.file(folder.environment, row.request_id!, documentId, 'signed');
-        if (!signed) throw new Error(`signed bytes missing for request ${row.request_id}`);
+      const there = await fs.readFile(target).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null;
+        throw err;
+      });
+      // The same bytes: written by a run that stopped before moving the original (its folder
+      // synced again below). Other bytes: someone else's file took the name since it was
+      // chosen; it stays, and the signed copy gets another name.
+      if (there === null || !there.equals(signed)) {
+        if (there !== null) {
+          reserved.delete(target);
+          outputName = await pickName(folder.output_dir, row.name, true);
+          target = path.join(folder.output_dir, outputName);
+          update(store, row.id, { output_name: outputName }, now());
+        }
         await writeFileAtomic(target, [signed]);
-        await syncDir(folder.output_dir);
       }
+      await syncDirs(folder.output_dir);
     } finally {
       reserved.delete(target);
     }
+    written?.();
     // Only now, the signed copy durable, the original leaves the folder (CONTRACT §13).
     let moved: string | null = null;
     try {
@@ -265,7 +346,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // moved by a previous process before it stopped
     }
-    transition(store, row.id, ['signing', 'waiting_pin'], 'done', moved ? { moved_name: moved } : {}, now());
+    await ledgerBatch.write(() => transition(store, row.id, ['signing', 'waiting_pin'], 'done', moved ? { moved_name: moved } : {}, now()));
     return 'done';
   }
 

@@ -24,9 +24,9 @@ export function isDocumentName(name: string): boolean {
 
 /**
  * The first name of `dir` not taken, from `name`: `a.pdf`, then `a-1.pdf`, `a-2.pdf`…
- * Also avoids `reserved` (names chosen by another job but not written yet).
+ * Also avoids `reserved` (full paths chosen by another job but not written yet).
  */
-export async function freeName(dir: string, name: string, reserved: ReadonlySet<string> = new Set()): Promise<string> {
+export async function freeName(dir: string, name: string, reserved: Pick<ReadonlySet<string>, 'has'> = new Set()): Promise<string> {
   const ext = path.extname(name);
   const base = name.slice(0, name.length - ext.length);
   for (let i = 0; ; i++) {
@@ -51,4 +51,36 @@ export async function syncDir(dir: string): Promise<void> {
   } finally {
     await handle?.close().catch(() => undefined);
   }
+}
+
+/**
+ * `syncDir` shared by the renames done together: a call is answered by an fsync of the folder
+ * that starts after the call (so it covers every rename finished before the call), but callers
+ * arriving while one runs share the next one, instead of one fsync each.
+ *
+ * @example
+ *   const syncDirs = createDirSyncer();
+ *   await fs.rename(tmp, path.join(dir, name));
+ *   await syncDirs(dir); // durable, with whatever other renames in `dir` were waiting too
+ */
+export function createDirSyncer(sync: (dir: string) => Promise<void> = syncDir): (dir: string) => Promise<void> {
+  const states = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
+  const start = (dir: string, state: { running: Promise<void> | null }): Promise<void> => {
+    const p: Promise<void> = sync(dir).finally(() => {
+      if (state.running === p) state.running = null;
+    });
+    state.running = p;
+    return p;
+  };
+  return (dir) => {
+    let state = states.get(dir);
+    if (!state) states.set(dir, (state = { running: null, next: null }));
+    const s = state;
+    if (!s.running) return start(dir, s);
+    s.next ??= s.running.then(() => {
+      s.next = null;
+      return start(dir, s);
+    });
+    return s.next;
+  };
 }

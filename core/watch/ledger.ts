@@ -8,8 +8,9 @@ import type { Store, WatchLedgerState, WatchLedgerTable } from '../db/index.js';
 
 export type LedgerRow = WatchLedgerTable;
 
+/** The row of this content in this folder. Hand-written and prepared once: asked for every file of a batch. */
 export function findByContent(store: Store, folderId: string, sha256: string): LedgerRow | undefined {
-  return store.first(store.db.selectFrom('watch_ledger').selectAll().where('folder_id', '=', folderId).where('sha256', '=', sha256));
+  return store.statement<[string, string], LedgerRow>('select * from watch_ledger where folder_id = ? and sha256 = ?').get(folderId, sha256);
 }
 
 export function findLedger(store: Store, id: string): LedgerRow | undefined {
@@ -81,4 +82,92 @@ export function countsByFolder(store: Store): Map<string, Partial<Record<WatchLe
     out.set(r.folder_id, counts);
   }
   return out;
+}
+
+export interface LedgerBatch {
+  /**
+   * Runs `write` (store statements, no await) in a transaction shared with the other writes
+   * asked for in the same turn of the event loop, each in its own savepoint: one that throws is
+   * undone alone and rejects its own promise. Resolves with its result once committed. Files
+   * handled together then cost one commit (one fsync of SQLite's log) instead of one each.
+   */
+  write<T>(write: () => T): Promise<T>;
+  /** Commits what is waiting now. */
+  flush(): void;
+}
+
+interface BatchItem {
+  write: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+export function createLedgerBatch(store: Store): LedgerBatch {
+  let pending: BatchItem[] = [];
+  let scheduled = false;
+  const savepoint = store.sqlite.prepare('SAVEPOINT watch_write');
+  const release = store.sqlite.prepare('RELEASE watch_write');
+  const rollbackTo = store.sqlite.prepare('ROLLBACK TO watch_write');
+
+  function flush(): void {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
+    try {
+      store.transaction(() => {
+        for (const item of batch) {
+          savepoint.run();
+          try {
+            const value = item.write();
+            release.run();
+            outcomes.push({ ok: true, value });
+          } catch (err) {
+            rollbackTo.run();
+            release.run();
+            outcomes.push({ ok: false, err });
+          }
+        }
+      });
+    } catch (err) {
+      // The commit itself failed (a busy store…): nothing of the batch is stored.
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.err);
+    });
+  }
+
+  return {
+    write<T>(write: () => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        pending.push({ write, resolve: resolve as (value: unknown) => void, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    flush,
+  };
+}
+
+/**
+ * Whether an unfinished row of a folder writing to `outputDir` has chosen `name` for its signed
+ * copy (chosen when its request is created, written once it is signed, maybe hours later for a
+ * token): another file must not take it meanwhile, even after a restart.
+ */
+export function outputNameTaken(store: Store, outputDir: string, name: string): boolean {
+  return (
+    store
+      .statement<[string, string], { one: number }>(
+        `select 1 as one from watch_ledger l join watched_folders f on f.id = l.folder_id
+          where l.state in ('queued', 'signing', 'waiting_pin') and l.output_name = ? and f.output_dir = ? limit 1`,
+      )
+      .get(name, outputDir) !== undefined
+  );
 }

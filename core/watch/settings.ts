@@ -7,7 +7,11 @@ export interface WatchSettings {
   stableMs: number;
   /** A PDF without its end waits this long after its last change, then goes to errors (`SELLO_WATCH_INCOMPLETE_SECONDS`, 60). */
   incompleteGraceMs: number;
-  /** Files handled at once (`SELLO_WATCH_CONCURRENCY`, 4). */
+  /**
+   * Files read and signed at once (`SELLO_WATCH_CONCURRENCY`, 16): enough for files arriving
+   * together to share commits and folder fsyncs; what is left after a file's signed copy is
+   * written (moving its original) does not count.
+   */
   concurrency: number;
   /** Stat interval of polled folders, network shares (`SELLO_WATCH_POLL_MS`, 1000). */
   pollIntervalMs: number;
@@ -25,7 +29,7 @@ export function watchSettings(env: NodeJS.ProcessEnv = process.env): WatchSettin
   return {
     stableMs: positive(env, 'STABLE_MS', 500),
     incompleteGraceMs: positive(env, 'INCOMPLETE_SECONDS', 60) * 1000,
-    concurrency: Math.floor(positive(env, 'CONCURRENCY', 4)),
+    concurrency: Math.floor(positive(env, 'CONCURRENCY', 16)),
     pollIntervalMs: positive(env, 'POLL_MS', 1000),
     reloadMs: positive(env, 'RELOAD_MS', 1000),
   };

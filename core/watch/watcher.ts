@@ -1,15 +1,16 @@
 /**
- * Watches every configured folder (CONTRACT §13) with chokidar: one level deep (never into
- * its own `firmados/`, `errores/`, `originales/`), OS events or polling for network shares,
- * the initial scan processing what was dropped while Sello was stopped. Files settle
- * (settle.ts), then go through a bounded queue to file-job.ts.
+ * Watches every configured folder (CONTRACT §13), one level deep (never into its own
+ * `firmados/`, `errores/`, `originales/`): OS events for local folders, stat polling for
+ * network shares (dir-watch.ts). A listing at start processes what was dropped while Sello
+ * was stopped; local folders are listed again now and then, in case the OS dropped an event.
+ * Files settle (settle.ts), then go through a bounded queue to file-job.ts.
  */
-import { watch, type FSWatcher } from 'chokidar';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Store } from '../db/index.js';
 import type { Logger } from '../log/index.js';
 import type { SigningRequests, SigningWorker } from '../signing/requests/index.js';
+import { listFiles, watchLocalDir, watchPolledDir, type DirEvents, type DirWatch } from './dir-watch.js';
 import { isDocumentName } from './file-names.js';
 import { createFileJobs, type Outcome } from './file-job.js';
 import { listFolders, type FolderRow } from './folders.js';
@@ -38,8 +39,23 @@ export interface FolderWatcherDeps {
 
 interface Watched {
   folder: FolderRow;
-  watcher: FSWatcher;
+  watch: DirWatch;
+  /**
+   * Files of the folder handled already and left where they are (waiting for a PIN, or a move
+   * that failed): a listing of the folder does not take them again, an event about them does.
+   */
+  handled: Set<string>;
+  /** A listing of the folder is running / wanted after it. */
+  listing: boolean;
+  listAgain: boolean;
 }
+
+/**
+ * Bytes of PDFs read and being signed at once, whatever the concurrency: each costs a few
+ * times its size in memory until its signed copy is written (its bytes, their base64 for the
+ * request, the signed copy). A file larger than this is still signed, alone.
+ */
+const MAX_BYTES_AT_ONCE = 32 * 1024 * 1024;
 
 /** The temporary name `writeFileAtomic` (core/signing/sign-file.ts) writes before its rename. */
 const ATOMIC_TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/;
@@ -47,37 +63,46 @@ const ATOMIC_TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/;
 export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
   const { store, requests, log, settings } = deps;
   const jobs = createFileJobs({ store, requests, worker: deps.worker, log, incompleteGraceMs: settings.incompleteGraceMs });
-  const queue = createWorkQueue(settings.concurrency);
+  const queue = createWorkQueue(settings.concurrency, MAX_BYTES_AT_ONCE);
   const watched = new Map<string, Watched>();
-  const settler: Settler = createSettler({ stableMs: settings.stableMs, intervalMs: Math.min(100, settings.stableMs), onReady: (file) => enqueue(file) });
+  const settler: Settler = createSettler({ stableMs: settings.stableMs, intervalMs: Math.min(100, settings.stableMs), onReady: (file, size) => enqueue(file, size) });
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  /** Folders that could not be watched at the last try (missing, no access): warned about once. */
+  const unavailable = new Set<string>();
 
   const folderOf = (file: string): FolderRow | undefined => watched.get(path.dirname(file))?.folder;
 
   function after(file: string, outcome: Outcome): void {
-    if (outcome === 'retry' && !stopped) settler.touch(file);
+    if (stopped) return;
+    if (outcome === 'retry') settler.touch(file);
+    else watched.get(path.dirname(file))?.handled.add(file);
   }
 
-  function enqueue(file: string): void {
+  function enqueue(file: string, size: number): void {
     const folder = folderOf(file);
     if (!folder) return;
-    queue.push(file, async () => {
-      try {
-        after(file, await jobs.handle(folder, path.basename(file)));
-      } catch (err) {
-        log.error('watched file crashed', { folderId: folder.id, err });
-      }
-    });
+    queue.push(
+      file,
+      async (release) => {
+        try {
+          after(file, await jobs.handle(folder, path.basename(file), release));
+        } catch (err) {
+          after(file, 'failed');
+          log.error('watched file crashed', { folderId: folder.id, err });
+        }
+      },
+      size,
+    );
   }
 
   function resumeRow(folder: FolderRow, rowId: string): void {
     const file = path.join(folder.path, unfinished(store, folder.id).find((r) => r.id === rowId)?.name ?? rowId);
-    queue.push(file, async () => {
+    queue.push(file, async (release) => {
       const row = unfinished(store, folder.id).find((r) => r.id === rowId);
       if (!row) return;
       try {
-        await jobs.resume(folder, row);
+        await jobs.resume(folder, row, release);
       } catch (err) {
         log.error('watched file crashed', { folderId: folder.id, err });
       }
@@ -95,24 +120,83 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
     }
   }
 
+  /** Something happened to `file`: a document starts (again) its wait to be ready. */
+  function changed(w: Watched, file: string): void {
+    if (path.dirname(file) !== w.folder.path || !isDocumentName(path.basename(file))) return;
+    w.handled.delete(file);
+    settler.touch(file);
+  }
+
+  /**
+   * Lists a local folder: every document not settling, queued, running or handled already
+   * starts its wait. At start (what was dropped while Sello was stopped) and then on every
+   * reload, so that a file whose event the OS dropped (a full inotify queue…) is still signed.
+   */
+  async function relist(w: Watched): Promise<void> {
+    if (w.listing) {
+      w.listAgain = true;
+      return;
+    }
+    w.listing = true;
+    try {
+      do {
+        w.listAgain = false;
+        const names = await listFiles(w.folder.path);
+        if (watched.get(w.folder.path) !== w || stopped) return;
+        if (names === null) {
+          // The folder is gone or unreadable: watched again by a later reload, once it is back.
+          await drop(w, 'watched folder cannot be read');
+          return;
+        }
+        const present = new Set(names.map((n) => path.join(w.folder.path, n)));
+        for (const file of w.handled) if (!present.has(file)) w.handled.delete(file);
+        for (const file of present) {
+          if (!isDocumentName(path.basename(file)) || w.handled.has(file) || settler.has(file) || queue.has(file)) continue;
+          settler.touch(file);
+        }
+      } while (w.listAgain);
+    } finally {
+      w.listing = false;
+    }
+  }
+
+  async function drop(w: Watched, why: string, err?: unknown): Promise<void> {
+    if (watched.get(w.folder.path) !== w) return;
+    watched.delete(w.folder.path);
+    unavailable.add(w.folder.id);
+    log.warn(why, { folderId: w.folder.id, err });
+    await w.watch.close().catch(() => undefined);
+  }
+
   async function add(folder: FolderRow): Promise<void> {
-    const own = new Set([folder.output_dir, folder.error_dir, folder.originals_dir]);
-    const watcher = watch(folder.path, {
-      depth: 0,
-      ignoreInitial: false,
-      usePolling: folder.poll === 1,
-      interval: settings.pollIntervalMs,
-      binaryInterval: settings.pollIntervalMs,
-      ignored: (p) => own.has(p) || (p !== folder.path && path.dirname(p) !== folder.path),
-    });
-    const seen = (file: string) => {
-      if (path.dirname(file) === folder.path && isDocumentName(path.basename(file))) settler.touch(file);
+    const w: Watched = { folder, watch: { close: () => Promise.resolve() }, handled: new Set(), listing: false, listAgain: false };
+    const events: DirEvents = {
+      changed: (file) => changed(w, file),
+      removed: (file) => settler.forget(file),
+      relist: () => void relist(w),
+      error: (err, broken) => {
+        if (broken) void drop(w, 'watch of the folder stopped', err);
+        else log.warn('watch error', { folderId: folder.id, err });
+      },
     };
-    watcher.on('add', seen).on('change', seen);
-    watcher.on('unlink', (file) => settler.forget(file));
-    watcher.on('error', (err) => log.warn('watch error', { folderId: folder.id, err }));
-    watched.set(folder.path, { folder, watcher });
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    watched.set(folder.path, w);
+    try {
+      if (folder.poll === 1) {
+        const own = new Set([folder.output_dir, folder.error_dir, folder.originals_dir]);
+        w.watch = await watchPolledDir(folder.path, own, settings.pollIntervalMs, events);
+      } else {
+        w.watch = watchLocalDir(folder.path, events);
+        await relist(w);
+      }
+    } catch (err) {
+      watched.delete(folder.path);
+      await w.watch.close().catch(() => undefined);
+      if (!unavailable.has(folder.id)) log.warn('cannot watch folder', { folderId: folder.id, err });
+      unavailable.add(folder.id);
+      return;
+    }
+    if (watched.get(folder.path) !== w) return;
+    unavailable.delete(folder.id);
     // Left mid-way by a previous process (signed but not written out, and the file already moved).
     for (const row of unfinished(store, folder.id)) if (row.state === 'signing') resumeRow(folder, row.id);
     log.info('watching folder', { folderId: folder.id });
@@ -142,7 +226,9 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
       const now = wanted.get(dir);
       if (!now || now.id !== w.folder.id) {
         watched.delete(dir);
-        await w.watcher.close();
+        await w.watch.close();
+      } else if (now.poll !== 1) {
+        void relist(w);
       }
     }
     for (const folder of folders) if (!watched.has(folder.path)) await add(folder);
@@ -172,7 +258,7 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
       stopped = true;
       if (timer) clearInterval(timer);
       settler.stop();
-      await Promise.all([...watched.values()].map((w) => w.watcher.close()));
+      await Promise.all([...watched.values()].map((w) => w.watch.close()));
       watched.clear();
       await queue.stop();
     },

@@ -1,5 +1,5 @@
 /**
- * Watched folders end to end (CONTRACT §13): real chokidar on temp folders, real files,
+ * Watched folders end to end (CONTRACT §13): real folder watching on temp folders, real files,
  * real signatures checked with pdfsig and core/pdf.
  */
 import { execFileSync } from 'node:child_process';
