@@ -6,5 +6,5 @@
  *   const book = store.first(store.db.selectFrom('books').selectAll().where('slug', '=', 'acme'));
  *   // select * from "books" where "slug" = ?
  */
-export { openStore, type Store, type Compilable } from './store.js';
+export { openStore, isStorageFault, type Store, type Compilable } from './store.js';
 export type * from './schema.js';

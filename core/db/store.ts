@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type CompiledQuery } from 'kysely';
+import { SelloError } from '../errors/index.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -38,6 +39,27 @@ type SqliteValue = string | number | bigint | Buffer | null;
 
 const STATEMENT_CACHE_SIZE = 500;
 
+/**
+ * SQLite's "disk full" and "locked by another process for longer than BUSY_TIMEOUT_MS" as the
+ * errors a person can act on (503/507 with a clear message instead of a bare 500), and that
+ * background workers recognise as passing faults to retry rather than failures to report.
+ * Any other error passes through unchanged.
+ */
+export function storageError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
+  if (code === 'SQLITE_FULL') return new SelloError('storage_full', { cause: err });
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new SelloError('storage_busy', { headers: { 'Retry-After': '5' }, cause: err });
+  }
+  return err;
+}
+
+/** True for the two passing faults of the store: full disk, database locked by another program. */
+export function isStorageFault(err: unknown): err is SelloError {
+  return err instanceof SelloError && (err.code === 'storage_full' || err.code === 'storage_busy');
+}
+
 function toSqlite(values: readonly unknown[]): SqliteValue[] {
   return values.map((v) => {
     if (typeof v === 'boolean') return v ? 1 : 0;
@@ -45,6 +67,15 @@ function toSqlite(values: readonly unknown[]): SqliteValue[] {
     return v as SqliteValue;
   });
 }
+
+/**
+ * How long a write waits for another process's lock before failing with `storage_busy`.
+ * better-sqlite3 waits synchronously, so the whole agent (API, deliveries, signing, folders)
+ * stands still meanwhile: long enough for another `sello` command's short transactions, short
+ * enough that a program holding the database for minutes gets clear 503s and retries on a
+ * schedule instead of a frozen agent.
+ */
+const BUSY_TIMEOUT_MS = 1000;
 
 /**
  * Opens (creating if needed) the store at `file`, applies the pragmas every
@@ -59,7 +90,7 @@ export async function openStore(file: string): Promise<Store> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   const migrator = new Migrator({ db, provider: migrationProvider });
@@ -91,6 +122,15 @@ export async function openStore(file: string): Promise<Store> {
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
 
+  /** Runs `fn`, turning the store's passing faults into their SelloErrors (see `storageError`). */
+  const guarded = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      throw storageError(err);
+    }
+  };
+
   return {
     db,
     sqlite,
@@ -98,27 +138,31 @@ export async function openStore(file: string): Promise<Store> {
       const compiled = query.compile();
       const statement = prepare(compiled);
       const params = toSqlite(compiled.parameters);
-      if (!statement.reader) {
-        statement.run(params);
-        return [];
-      }
-      return statement.all(params) as Row[];
+      return guarded(() => {
+        if (!statement.reader) {
+          statement.run(params);
+          return [];
+        }
+        return statement.all(params) as Row[];
+      });
     },
     first<Row>(query: Compilable<Row>): Row | undefined {
       const compiled = query.compile();
       const statement = prepare(compiled);
-      return statement.get(toSqlite(compiled.parameters)) as Row | undefined;
+      return guarded(() => statement.get(toSqlite(compiled.parameters)) as Row | undefined);
     },
     run(query: Compilable<unknown>): { changes: number } {
       const compiled = query.compile();
       const statement = prepare(compiled);
       const params = toSqlite(compiled.parameters);
-      if (statement.reader) {
-        // UPDATE … RETURNING and the like: still a write.
-        const rows = statement.all(params);
-        return { changes: rows.length };
-      }
-      return { changes: statement.run(params).changes };
+      return guarded(() => {
+        if (statement.reader) {
+          // UPDATE … RETURNING and the like: still a write.
+          const rows = statement.all(params);
+          return { changes: rows.length };
+        }
+        return { changes: statement.run(params).changes };
+      });
     },
     statement<Params extends unknown[], Row>(text: string) {
       return prepareText(text) as unknown as BetterSqlite3.Statement<Params, Row>;
@@ -128,14 +172,15 @@ export async function openStore(file: string): Promise<Store> {
     },
     transaction<T>(fn: () => T): T {
       if (sqlite.inTransaction) return fn();
-      begin.run();
+      guarded(() => begin.run());
       try {
         const result = fn();
         commit.run();
         return result;
       } catch (err) {
+        // SQLite rolls back by itself after some errors (a full disk among them).
         if (sqlite.inTransaction) rollback.run();
-        throw err;
+        throw storageError(err);
       }
     },
     async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Store } from '../db/index.js';
+import { isStorageFault, type Store } from '../db/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretBox } from '../secrets/index.js';
 import { pruneDeliveryHistory } from './prune.js';
@@ -63,6 +63,12 @@ export interface DeliveryEngineDeps {
 
 /** Group commit: outcomes wait this long to share one transaction (one fsync). */
 const RECORD_DELAY_MS = 2;
+/**
+ * After a failed tick: soon, unless the disk is full or another program holds the database —
+ * then every try would stall the agent for the store's busy timeout, so it waits longer.
+ */
+const TICK_RETRY_MS = 100;
+const STORAGE_RETRY_MS = 2_000;
 /** A poll catches what no wake announced: an un-paused endpoint, a row written by another process. */
 const POLL_MS = 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -130,10 +136,12 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
         return claimDue(store, t, free);
       });
     } catch (err) {
-      // A busy or broken store: keep the outcomes and try again shortly.
+      // A busy, full or broken store: keep the outcomes (nothing was claimed) and try again.
       outcomes.unshift(...batch);
-      log.error('delivery tick failed', { err });
-      if (!stopping) tickTimer = setTimeout(() => schedule('soon'), 100);
+      const storage = isStorageFault(err);
+      if (storage) log.warn('delivery postponed: the store cannot be written', { code: err.code, retryMs: STORAGE_RETRY_MS });
+      else log.error('delivery tick failed', { err });
+      if (!stopping) tickTimer = setTimeout(() => schedule('soon'), storage ? STORAGE_RETRY_MS : TICK_RETRY_MS);
       return;
     }
     for (const row of claimed) launch(row);

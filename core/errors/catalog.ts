@@ -68,6 +68,17 @@ export const errorCatalog = {
     es: 'Error interno del servidor. El equipo de Sello puede consultar el registro con el id de la solicitud.',
     en: 'Internal server error. The request id identifies it in the log.',
   },
+  // A fault of the machine, not of the request: the same request succeeds once it is fixed.
+  storage_full: {
+    status: 507,
+    es: 'No queda espacio en el disco donde Sello guarda sus datos. Libere espacio y vuelva a enviar la solicitud.',
+    en: 'The disk holding Sello’s data is full. Free some space and send the request again.',
+  },
+  storage_busy: {
+    status: 503,
+    es: 'La base de datos de Sello está bloqueada por otro programa (por ejemplo, una copia de seguridad). Vuelva a enviar la solicitud en unos segundos.',
+    en: 'Sello’s database is locked by another program (a backup, for example). Send the request again in a few seconds.',
+  },
 
   // ── authentication and limits (fiscal envelope on Family B) ────────────────
   unauthorized: {

@@ -10,7 +10,7 @@
  */
 import type { KeySource } from '../key-sources/index.js';
 import type { CertificateRow } from '../../certificates/index.js';
-import type { Store } from '../../db/index.js';
+import { isStorageFault, type Store } from '../../db/index.js';
 import type { DeliveryEngine } from '../../delivery/index.js';
 import { SelloError, isSelloError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
@@ -56,8 +56,17 @@ export interface SigningWorkerDeps {
   caFile?: string | undefined;
 }
 
+/**
+ * A pass stopped by a full disk or a database locked by another program is run again after
+ * this long. Nothing of it was recorded (each step is one transaction), so the signature is
+ * simply applied again; it is not a failure for a person to approve.
+ */
+const STORAGE_RETRY_MS = 2_000;
+
 export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
   const { store, secrets, log, delivery, pins } = deps;
+  /** Requests waiting to be passed over again after a storage fault. */
+  const retries = new Map<string, NodeJS.Timeout>();
   /** The pass running per request, and at most one queued behind it. */
   const running = new Map<string, Promise<void>>();
   const queued = new Map<string, Promise<void>>();
@@ -75,7 +84,10 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     const start = (): Promise<void> => {
       queued.delete(requestId);
       const p = pass(requestId)
-        .catch((err: unknown) => log.error('signing pass crashed', { requestId, err }))
+        .catch((err: unknown) => {
+          if (isStorageFault(err)) retryLater(requestId, err.code);
+          else log.error('signing pass crashed', { requestId, err });
+        })
         .finally(() => {
           if (running.get(requestId) === p) running.delete(requestId);
         });
@@ -86,6 +98,17 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     const next = before.then(start);
     queued.set(requestId, next);
     return next;
+  }
+
+  function retryLater(requestId: string, code: string): void {
+    if (stopping || retries.has(requestId)) return;
+    log.warn('signing postponed: the store cannot be written', { requestId, code, retryMs: STORAGE_RETRY_MS });
+    const timer = setTimeout(() => {
+      retries.delete(requestId);
+      void run(requestId);
+    }, STORAGE_RETRY_MS);
+    timer.unref();
+    retries.set(requestId, timer);
   }
 
   async function pass(requestId: string): Promise<void> {
@@ -175,6 +198,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
       }
       return true;
     } catch (err) {
+      // Not the signature's fault: the pass stops here and runs again (run → retryLater).
+      if (isStorageFault(err)) throw err;
       await fail(signature, cert, err);
       return false;
     } finally {
@@ -225,6 +250,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     },
     async stop() {
       stopping = true;
+      for (const timer of retries.values()) clearTimeout(timer);
+      retries.clear();
       const all = Promise.all([...running.values(), ...queued.values()]);
       await Promise.race([all, new Promise((r) => setTimeout(r, 10_000).unref())]);
     },
