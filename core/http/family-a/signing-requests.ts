@@ -106,9 +106,13 @@ export function signingRequestRoutes(store: Store, requests: SigningRequests): R
           }
         }
         try {
-          const full = requests.create(environment, input);
-          respond(ctx, full);
-          if (key !== undefined) completeIdempotencyKey(store, scope, key, { status: 200, body: String(ctx.body), headers: {} });
+          // The request and its stored answer in one commit: a crash between two commits would
+          // leave a request that a retry with the same key creates (and signs) a second time.
+          store.transaction(() => {
+            const full = requests.create(environment, input);
+            respond(ctx, full);
+            if (key !== undefined) completeIdempotencyKey(store, scope, key, { status: 200, body: String(ctx.body), headers: {} });
+          });
         } catch (err) {
           if (key !== undefined) releaseIdempotencyKey(store, scope, key);
           throw err;

@@ -43,10 +43,14 @@ export function documentRoutes(store: Store, documents: Documents): Route[] {
           return;
         }
         try {
-          const view = documents.create(caller, input, pdf);
-          const body = JSON.stringify({ data: view });
-          const headers = { Location: `/api/v1/documents/${view.id}` };
-          completeIdempotencyKey(store, scope, input.external_ref, { status: 201, body, headers });
+          // The document and its stored answer in one commit: a crash between two commits would
+          // leave a document whose external_ref can be neither replayed nor created again.
+          const { body, headers } = store.transaction(() => {
+            const view = documents.create(caller, input, pdf);
+            const answer = { status: 201, body: JSON.stringify({ data: view }), headers: { Location: `/api/v1/documents/${view.id}` } };
+            completeIdempotencyKey(store, scope, input.external_ref, answer);
+            return answer;
+          });
           for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
           sendJson(ctx, 201, body);
         } catch (err) {
