@@ -25,7 +25,7 @@ import { isSelloError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { inspectPdf } from '../pdf/index.js';
 import { writeFileAtomic } from '../signing/sign-file.js';
-import type { SigningRequests, SigningWorker } from '../signing/requests/index.js';
+import { findByReference, type SigningRequests, type SigningWorker } from '../signing/requests/index.js';
 import { errorText, failureFromFields, type FileFailure } from './error-text.js';
 import { createDirSyncer, freeName } from './file-names.js';
 import type { FolderRow } from './folders.js';
@@ -55,6 +55,13 @@ export interface FileJobs {
 }
 
 const LOCKED = new Set(['EBUSY', 'EPERM', 'EACCES', 'EAGAIN']);
+
+/**
+ * Signature failures after which the file waits for a person's approval with the PIN, where it
+ * is (CONTRACT §11): a wrong PIN is never retried by itself, and a token pulled out (or not
+ * plugged in) signs once it is back and the signature approved again.
+ */
+const WAITS_FOR_APPROVAL = new Set(['pin_incorrect', 'pin_required', 'token_removed', 'token_not_present']);
 
 export function createFileJobs(deps: FileJobDeps): FileJobs {
   const { store, requests, worker, log } = deps;
@@ -242,7 +249,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   function createRequest(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer, page: number, outputName: string | null = null): { row: LedgerRow; documentId: string } {
     const full = requests.create(folder.environment, {
       subject: `Carpeta vigilada: ${name}`,
-      reference_id: `carpeta-${row.id}`,
+      reference_id: referenceFor(folder, row),
       documents: [
         {
           title: name,
@@ -256,6 +263,17 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     const set = { request_id: full.request.id, output_name: outputName };
     if (!transition(store, row.id, ['queued'], 'signing', set, now())) throw new Error('ledger row moved under us');
     return { row: { ...row, ...set, state: 'signing' }, documentId: full.documents[0]!.id };
+  }
+
+  /**
+   * The reference of a row's signing request: `carpeta-<ledger id>`, then `carpeta-<ledger id>-2`,
+   * `-3`… for a file dropped again after a failure (its earlier request keeps its reference, and
+   * a reference is unique per environment, CONTRACT §11).
+   */
+  function referenceFor(folder: FolderRow, row: LedgerRow): string {
+    let reference = `carpeta-${row.id}`;
+    for (let attempt = 2; findByReference(store, folder.environment, reference); attempt++) reference = `carpeta-${row.id}-${attempt}`;
+    return reference;
   }
 
   /** `queued` → `signing` for a row that exists already (a new try after a failure, or left queued by a previous process). */
@@ -293,9 +311,9 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     const signature = full.signatures[0]!;
     if (signature.state === 'rejected') return fail(folder, row.name, { code: 'rejected', detail: 'La firma fue rechazada en la cola de firmas.' }, row);
     const cert = signature.last_error_code;
-    if (cert === null || cert === 'pin_incorrect' || cert === 'pin_required') {
-      // A token certificate: waits for a person's approval with the PIN (CONTRACT §11); a wrong
-      // PIN is never retried by itself, the person approves again.
+    if (cert === null || WAITS_FOR_APPROVAL.has(cert)) {
+      // A token certificate: waits for a person's approval with the PIN (CONTRACT §11), also
+      // after a wrong PIN or with the token out; the request stays in the signing queue.
       transition(store, row.id, ['signing'], 'waiting_pin', {}, now());
       return 'waiting_pin';
     }

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Store } from '../db/index.js';
+import { isStorageFault, type Store } from '../db/index.js';
 import type { Logger } from '../log/index.js';
 import type { SigningRequests, SigningWorker } from '../signing/requests/index.js';
 import { listFiles, watchLocalDir, watchPolledDir, type DirEvents, type DirWatch } from './dir-watch.js';
@@ -57,6 +57,14 @@ interface Watched {
  */
 const MAX_BYTES_AT_ONCE = 32 * 1024 * 1024;
 
+/**
+ * A file whose handling met a full disk or a store locked by another program (`storage_full`,
+ * `storage_busy`) is looked at again this long after, until it goes through: nothing of the
+ * failed step was stored, and the ledger (one row per content) keeps it from being signed twice.
+ * Not sooner: each try against a locked store waits out its busy timeout.
+ */
+const STORAGE_RETRY_MS = 2_000;
+
 /** The temporary name `writeFileAtomic` (core/signing/sign-file.ts) writes before its rename. */
 const ATOMIC_TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
@@ -70,6 +78,8 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
   let stopped = false;
   /** Folders that could not be watched at the last try (missing, no access): warned about once. */
   const unavailable = new Set<string>();
+  /** Files and rows to look at again after a storage fault. */
+  const retries = new Set<NodeJS.Timeout>();
 
   const folderOf = (file: string): FolderRow | undefined => watched.get(path.dirname(file))?.folder;
 
@@ -89,7 +99,8 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
           after(file, await jobs.handle(folder, path.basename(file), release));
         } catch (err) {
           after(file, 'failed');
-          log.error('watched file crashed', { folderId: folder.id, err });
+          if (isStorageFault(err)) lookAgainLater(folder, file, err.code);
+          else log.error('watched file crashed', { folderId: folder.id, err });
         }
       },
       size,
@@ -104,9 +115,34 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
       try {
         await jobs.resume(folder, row, release);
       } catch (err) {
-        log.error('watched file crashed', { folderId: folder.id, err });
+        if (isStorageFault(err)) lookAgainLater(folder, file, err.code);
+        else log.error('watched file crashed', { folderId: folder.id, err });
       }
     });
+  }
+
+  /**
+   * After a storage fault, `file` is handled again by itself once the store can be written
+   * (no restart needed). Still in the folder: it settles and is handled again (its ledger row,
+   * if one was stored, is found by its content). Gone (its original moved, the ledger not
+   * updated): the folder's rows left `signing` are resumed, as at start.
+   */
+  function lookAgainLater(folder: FolderRow, file: string, code: string): void {
+    log.warn('watched file postponed: the store cannot be written', { folderId: folder.id, code, retryMs: STORAGE_RETRY_MS });
+    const timer = setTimeout(() => {
+      retries.delete(timer);
+      const w = watched.get(folder.path);
+      if (stopped || w?.folder.id !== folder.id) return;
+      void fs.access(file).then(
+        () => changed(w, file),
+        () => {
+          if (stopped || watched.get(folder.path) !== w) return;
+          for (const row of unfinished(store, folder.id)) if (row.state === 'signing') resumeRow(folder, row.id);
+        },
+      );
+    }, STORAGE_RETRY_MS);
+    timer.unref();
+    retries.add(timer);
   }
 
   /** Rows waiting for a PIN whose request moved on (approved and signed, or rejected). */
@@ -257,6 +293,8 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
     async stop() {
       stopped = true;
       if (timer) clearInterval(timer);
+      for (const t of retries) clearTimeout(t);
+      retries.clear();
       settler.stop();
       await Promise.all([...watched.values()].map((w) => w.watch.close()));
       watched.clear();

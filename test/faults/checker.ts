@@ -317,11 +317,6 @@ export interface FolderExpectation {
   /** name → the bytes dropped under that name. */
   dropped: ReadonlyMap<string, Buffer>;
   pdfsigAll: boolean;
-  /**
-   * Names allowed to end in errores/, unsigned, with `NAME.error.txt` beside them and their
-   * original bytes (CONTRACT §13: "on failure the file goes to the error folder … saying why").
-   */
-  excused?: ReadonlySet<string> | undefined;
 }
 
 const pdfs = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')) : []);
@@ -337,14 +332,7 @@ export async function checkFolder(x: FolderExpectation): Promise<Check> {
   let found = 0;
   let lost = 0;
   let pdfsigLeft = x.pdfsigAll ? Infinity : 10;
-  const excusedHere = new Set<string>();
   for (const [name, original] of x.dropped) {
-    if (!signedNames.has(name) && x.excused?.has(name) && errorNames.includes(name)) {
-      excusedHere.add(name);
-      if (!errorNames.includes(`${name}.error.txt`)) check.problems.push(`errores/${name} without its note`);
-      if (!fs.readFileSync(path.join(x.errors, name)).equals(original)) check.problems.push(`errores/${name} holds other bytes`);
-      continue;
-    }
     if (!signedNames.has(name)) {
       lost++;
       check.problems.push(`${name}: no signed copy`);
@@ -366,20 +354,16 @@ export async function checkFolder(x: FolderExpectation): Promise<Check> {
   const extraOriginals = [...originalNames].filter((n) => !x.dropped.has(n));
   if (extraSigned.length > 0) check.problems.push(`firmados/ has files nobody dropped: ${extraSigned.slice(0, 10).join(', ')}`);
   if (extraOriginals.length > 0) check.problems.push(`originales/ has files nobody dropped: ${extraOriginals.slice(0, 10).join(', ')}`);
-  const unexplained = errorNames.filter((n) => !excusedHere.has(n) && !excusedHere.has(n.replace(/\.error\.txt$/, '')));
-  if (unexplained.length > 0) check.problems.push(`errores/ is not empty: ${unexplained.slice(0, 10).join(', ')}`);
+  if (errorNames.length > 0) check.problems.push(`errores/ is not empty: ${errorNames.slice(0, 10).join(', ')}`);
   if (left.length > 0) check.problems.push(`still in the folder: ${left.slice(0, 10).join(', ')}`);
   const ledger = withStoreFile(x.dataDir, (db) => db.prepare('select sha256, state, count(*) as n from watch_ledger where folder_id = ? group by sha256, state').all(x.folderId) as Array<{ sha256: string; state: string; n: number }>);
   const hashes = new Map([...x.dropped.values()].map((b) => [sha256(b), 0]));
-  const excusedHashes = new Set([...excusedHere].map((n) => sha256(x.dropped.get(n)!)));
   for (const l of ledger) {
     if (!hashes.has(l.sha256)) check.problems.push(`ledger row for content nobody dropped (${l.state})`);
     else hashes.set(l.sha256, hashes.get(l.sha256)! + l.n);
-    if (l.state !== 'done' && !(l.state === 'failed' && excusedHashes.has(l.sha256))) check.problems.push(`ledger row ${l.sha256.slice(0, 12)} is ${l.state}`);
+    if (l.state !== 'done') check.problems.push(`ledger row ${l.sha256.slice(0, 12)} is ${l.state}`);
   }
   for (const [h, n] of hashes) if (n !== 1) check.problems.push(`ledger has ${n} rows for ${h.slice(0, 12)}`);
-  // A file excused to errores/ is accounted for (the table's faults column says how many), not expected signed.
-  check.expected.files = x.dropped.size - excusedHere.size;
   check.found.files = found;
   check.lost.files = lost;
   check.duplicated.files = extraSigned.length;

@@ -59,8 +59,6 @@ export interface Ending {
   what: string;
   /** How long the remaining work may take. */
   timeoutMs?: number;
-  /** Dropped files allowed to end in errores/ with their note instead of signed (see checkFolder). */
-  excused?: ReadonlySet<string>;
 }
 
 /**
@@ -72,7 +70,7 @@ export async function finishAndCheck(e: Ending): Promise<Check> {
   const { sello, receiver, workload, folder, deliveredAtEnd } = e;
   const dataDir = sello.dataDir;
   await waitUntil(
-    () => outstanding(dataDir, folder ? { path: folder.path, output: folder.output, errors: e.excused?.size ? folder.errors : undefined, dropped: workload.dropped.size } : undefined),
+    () => outstanding(dataDir, folder ? { path: folder.path, output: folder.output, dropped: workload.dropped.size } : undefined),
     nothingLeft,
     e.timeoutMs ?? 180_000,
     `${e.what}: work left (${sello.stderr().slice(-1500)})`,
@@ -88,7 +86,7 @@ export async function finishAndCheck(e: Ending): Promise<Check> {
     await checkRequests(dataDir, { requests: workload.requests, callbacks: true, pdfsigAll: e.pdfsigAll }, receiver.receipts, deliveredAtEnd),
   );
   if (folder) {
-    const files = await checkFolder({ dataDir, folderId: folder.id, folder: folder.path, output: folder.output, originals: folder.originals, errors: folder.errors, dropped: workload.dropped, pdfsigAll: e.pdfsigAll, excused: e.excused });
+    const files = await checkFolder({ dataDir, folderId: folder.id, folder: folder.path, output: folder.output, originals: folder.originals, errors: folder.errors, dropped: workload.dropped, pdfsigAll: e.pdfsigAll });
     check = merge(check, files);
     check.expected.signatures = (check.expected.signatures ?? 0) + (files.expected.files ?? 0);
     check.found.signatures = (check.found.signatures ?? 0) + (files.found.files ?? 0);

@@ -173,36 +173,21 @@ export async function tokenRemoved(pki: TestPki, settings: FaultsSettings, log: 
       500,
     );
     if (approvals.some((s) => s >= 500 || s === 400)) problems.push(`approvals after re-insertion answered ${approvals.join(', ')}`);
-    // A file may end in errores/ only if it was being signed when the token went (with a note
-    // that says so); files dropped while it was out must be signed.
-    const inErrors = pdfsIn(folder.errors);
-    for (const name of inErrors) {
-      if (!before.has(name)) problems.push(`${name}, dropped while the token was out, ended in errores/`);
+    // A token that goes away is not the file's fault: every file waits for the token and the
+    // PIN, and is signed once it is back; none may end in errores/.
+    for (const name of pdfsIn(folder.errors)) {
       const note = fs.readFileSync(path.join(folder.errors, `${name}.error.txt`), 'utf8');
-      if (!/Código: token_(removed|not_present)/.test(note)) problems.push(`errores/${name}.error.txt does not say the token was out: ${note.slice(0, 300)}`);
+      problems.push(`${name} ended in errores/: ${note.slice(0, 300)}`);
     }
-    // Its note says "copy it into the folder again": does that sign it? (Reported, not judged:
-    // see docs/RELIABILITY.md, "What the faults found".)
-    let again = 'none in errores/';
-    if (inErrors.length > 0) {
-      const name = inErrors[0]!;
-      fs.renameSync(path.join(folder.errors, name), path.join(folder.path, name));
-      fs.rmSync(path.join(folder.errors, `${name}.error.txt`));
-      await waitUntil(() => withStoreFile(dataDir, (db) => db.prepare("select state, error_code from watch_ledger where name = ? or moved_name = ?").get(name, name) as { state: string; error_code: string | null }), (r) => r.state === 'done' || (r.state === 'failed' && fs.existsSync(path.join(folder.errors, name))), 30_000, 'token: a file copied back');
-      again = fs.existsSync(path.join(folder.output, name)) ? `${name} copied back: signed` : `${name} copied back: refused again (${fs.readFileSync(path.join(folder.errors, `${name}.error.txt`), 'utf8').split('\r\n').find((l) => l.startsWith('Detalle')) ?? '?'})`;
-      log(`token: ${again}`);
-    }
-    const excused = new Set(pdfsIn(folder.errors).filter((n) => before.has(n)));
-    const check = await finishAndCheck({ sello, receiver, workload, folder, deliveredAtEnd, pdfsigAll: true, what: 'token', timeoutMs: 60_000, excused });
+    const check = await finishAndCheck({ sello, receiver, workload, folder, deliveredAtEnd, pdfsigAll: true, what: 'token', timeoutMs: 60_000 });
     check.problems.unshift(...problems);
     return {
       scenario: 'token pulled out mid-signing and plugged back in (SoftHSM2)',
-      faults: `token out after ${signedAtRemoval} of ${requests * signatures + files} signatures; ${whileOut.length} files dropped while out; ${excused.size} files to errores/ with a token note`,
+      faults: `token out after ${signedAtRemoval} of ${requests * signatures + files} signatures; ${whileOut.length} files dropped while out`,
       restarts: sello.starts - 1,
       check,
       result: check.problems.length === 0 ? 'ok' : 'FAIL',
       seconds: Math.round((Date.now() - started) / 1000),
-      notes: again === 'none in errores/' ? [] : [again],
     };
   } finally {
     sello.forceKill();

@@ -42,6 +42,14 @@ const admin = (p: string, init: RequestInit = {}) =>
 const folderRecord = async (): Promise<FolderJson> => ((await (await admin('/admin/api/folders')).json()) as { data: FolderJson[] }).data.find((f) => f.id === folderId)!;
 const pendingOfToken = async () => ((await (await admin('/admin/api/signing/pending')).json()) as PendingJson).data.find((g) => g.token?.serial === tokenSerial);
 const ledger = () => agent.store.sqlite.prepare('select name, state, request_id from watch_ledger where folder_id = ? order by name').all(folderId) as Array<{ name: string; state: string; request_id: string }>;
+const rowOf = (name: string) => ledger().find((r) => r.name === name);
+/** Approves, with the right PIN, the signature of `requestId` waiting in the signing queue. */
+async function approveRequest(requestId: string): Promise<void> {
+  const signature = (await pendingOfToken())?.signatures.find((s) => s.request_id === requestId);
+  expect(signature, 'a pending signature for the request').toBeDefined();
+  const res = await admin(`/admin/api/signing/pending/${signature!.id}/approve`, { method: 'POST', body: JSON.stringify({ pin: '1234' }) });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
 
 beforeAll(async () => {
   process.env.SELLO_WATCH_STABLE_MS = '200';
@@ -122,5 +130,71 @@ describe('a watched folder with a token certificate', () => {
       expect(signed.subarray(0, pdf.length).equals(pdf)).toBe(true);
       expect((await pdfsig(signed)).validity).toEqual(['Signature is Valid.']);
     }
+  }, 45_000);
+
+  it('keeps a file waiting when the token is out as it is signed; signs it once the token is back and the PIN approved', async () => {
+    // The PIN given in the signing queue (kept for the session): a dropped file is signed at once.
+    const [first, second] = await distinctPdfs(2, 'Anexo');
+    fs.writeFileSync(path.join(dir, 'anexo-a.pdf'), first!);
+    await waitFor(() => rowOf('anexo-a.pdf')?.state === 'waiting_pin' || rowOf('anexo-a.pdf')?.state === 'done', 15_000, () => JSON.stringify(ledger()));
+    if (rowOf('anexo-a.pdf')!.state === 'waiting_pin') await approveRequest(rowOf('anexo-a.pdf')!.request_id);
+    await waitFor(() => rowOf('anexo-a.pdf')?.state === 'done', 15_000, () => JSON.stringify(ledger()));
+
+    // The token pulled out: the next file's signature fails with the token absent, and the file waits where it is.
+    await hsm.removeTokens();
+    try {
+      fs.writeFileSync(path.join(dir, 'anexo-b.pdf'), second!);
+      await waitFor(() => rowOf('anexo-b.pdf')?.state === 'waiting_pin', 15_000, () => JSON.stringify(ledger()));
+      const waiting = (await pendingOfToken())!.signatures.find((s) => s.request_id === rowOf('anexo-b.pdf')!.request_id);
+      expect(waiting?.last_error?.code).toMatch(/^token_(not_present|removed)$/);
+      await sleep(500); // several looks of the watcher at the waiting file
+      expect(rowOf('anexo-b.pdf')!.state).toBe('waiting_pin');
+      expect(pdfsIn(dir)).toEqual(['anexo-b.pdf']);
+      expect(fs.readdirSync(path.join(dir, 'errores'))).toEqual([]);
+    } finally {
+      await hsm.reinsertTokens();
+    }
+
+    // Back in, approved again: signed, nothing in errores/.
+    await approveRequest(rowOf('anexo-b.pdf')!.request_id);
+    await waitFor(() => rowOf('anexo-b.pdf')?.state === 'done', 15_000, () => JSON.stringify(ledger()));
+    expect(pdfsIn(path.join(dir, 'firmados'))).toContain('anexo-b.pdf');
+    expect((await pdfsig(fs.readFileSync(path.join(dir, 'firmados', 'anexo-b.pdf')))).validity).toEqual(['Signature is Valid.']);
+    expect(pdfsIn(dir)).toEqual([]);
+    expect(fs.readdirSync(path.join(dir, 'errores'))).toEqual([]);
+  }, 45_000);
+
+  it('signs a file copied back from errores/ after its signature was rejected, as its note says', async () => {
+    const [pdf] = await distinctPdfs(1, 'Adenda');
+    const errores = path.join(dir, 'errores');
+    // The token out (with the PIN cached a file would be signed at once): it waits, and a person
+    // rejects its signature in the signing queue. To errores/, with a note saying to copy it back.
+    await hsm.removeTokens();
+    let firstRequest: string;
+    try {
+      fs.writeFileSync(path.join(dir, 'adenda.pdf'), pdf!);
+      await waitFor(() => rowOf('adenda.pdf')?.state === 'waiting_pin', 15_000, () => JSON.stringify(ledger()));
+      firstRequest = rowOf('adenda.pdf')!.request_id;
+      const signature = (await pendingOfToken())!.signatures.find((s) => s.request_id === firstRequest)!;
+      expect((await admin(`/admin/api/signing/pending/${signature.id}/reject`, { method: 'POST' })).status).toBe(200);
+      await waitFor(() => fs.existsSync(path.join(errores, 'adenda.pdf')), 15_000, () => JSON.stringify(ledger()));
+    } finally {
+      await hsm.reinsertTokens();
+    }
+    const note = fs.readFileSync(path.join(errores, 'adenda.pdf.error.txt'), 'utf8');
+    expect(note).toMatch(/Código: rejected/);
+    expect(note).toMatch(/vuelva a copiarlo en la carpeta/);
+
+    // Copied back: a new signing request for the same row (its own reference), approved, signed.
+    fs.rmSync(path.join(errores, 'adenda.pdf.error.txt'));
+    fs.renameSync(path.join(errores, 'adenda.pdf'), path.join(dir, 'adenda.pdf'));
+    await waitFor(() => (rowOf('adenda.pdf')?.state === 'waiting_pin' || rowOf('adenda.pdf')?.state === 'done') && rowOf('adenda.pdf')!.request_id !== firstRequest, 15_000, () => JSON.stringify(ledger()));
+    if (rowOf('adenda.pdf')!.state === 'waiting_pin') await approveRequest(rowOf('adenda.pdf')!.request_id);
+    await waitFor(() => rowOf('adenda.pdf')?.state === 'done', 15_000, () => JSON.stringify(ledger()));
+    expect(pdfsIn(path.join(dir, 'firmados'))).toContain('adenda.pdf');
+    expect(fs.readdirSync(errores)).toEqual([]);
+    const references = agent.store.sqlite.prepare("select reference_id from signing_requests where id in (?, ?) order by created_at").all(firstRequest, rowOf('adenda.pdf')!.request_id);
+    const id = (agent.store.sqlite.prepare('select id from watch_ledger where folder_id = ? and name = ?').get(folderId, 'adenda.pdf') as { id: string }).id;
+    expect(references).toEqual([{ reference_id: `carpeta-${id}` }, { reference_id: `carpeta-${id}-2` }]);
   }, 45_000);
 });

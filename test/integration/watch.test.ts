@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPdfSignatures } from '../../core/pdf/index.js';
@@ -165,5 +166,29 @@ describe('watched folders: signing', () => {
     fs.writeFileSync(path.join(dir, 'copia.pdf'), pdf!);
     await waitFor(() => fs.existsSync(path.join(dir, 'originales', 'copia.pdf.nota.txt')), 20_000, 'duplicate note');
     expect(pdfsIn(path.join(dir, 'firmados'))).toEqual(['a.pdf']);
+  }, 30_000);
+
+  it('signs a file dropped while another program holds the store locked, once the lock is gone, without a restart', async () => {
+    const { dir, id } = await addWatched();
+    const [, , , pdf] = await distinctPdfs(4);
+    await sleep(300); // the folder is being watched
+    // Another program's write transaction, far longer than Sello's busy timeout (1 s): the
+    // file settles meanwhile and its ledger write fails with storage_busy.
+    const other = new Database(path.join(agent.dataDir, 'sello.db'));
+    try {
+      other.exec('BEGIN EXCLUSIVE');
+      fs.writeFileSync(path.join(dir, 'bloqueo.pdf'), pdf!);
+      await sleep(3_000);
+      expect(pdfsIn(path.join(dir, 'firmados'))).toEqual([]);
+      expect(pdfsIn(dir)).toEqual(['bloqueo.pdf']);
+      other.exec('COMMIT');
+    } finally {
+      other.close();
+    }
+    await waitFor(() => pdfsIn(path.join(dir, 'originales')).length === 1, 15_000, 'signed after the lock, without a restart');
+    expect(pdfsIn(path.join(dir, 'firmados'))).toEqual(['bloqueo.pdf']);
+    expect(verifyPdfSignatures(fs.readFileSync(path.join(dir, 'firmados', 'bloqueo.pdf')))).toHaveLength(1);
+    expect(pdfsIn(path.join(dir, 'errores'))).toEqual([]);
+    expect(agent.store.sqlite.prepare('select state from watch_ledger where folder_id = ?').all(id)).toEqual([{ state: 'done' }]);
   }, 30_000);
 });
