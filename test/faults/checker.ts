@@ -400,6 +400,18 @@ export interface Row {
   notes?: string[];
 }
 
+/** A scenario's row once its checks are done: ok unless the checker found a problem. */
+export function scenarioRow(scenario: string, faults: string, starts: number, check: Check, startedAt: number): Row {
+  return {
+    scenario,
+    faults,
+    restarts: starts - 1,
+    check,
+    result: check.problems.length === 0 ? 'ok' : 'FAIL',
+    seconds: Math.round((Date.now() - startedAt) / 1000),
+  };
+}
+
 const triple = (c: Counts): string => [c.events, c.signatures, c.files].map((n) => (n === undefined ? '–' : String(n))).join(' / ');
 
 export function renderTable(rows: readonly Row[]): string {

@@ -16,7 +16,7 @@ import { testPrincipal } from '../helpers/certificates.js';
 import { repoRoot } from '../helpers/cli.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { distinctPdfs } from '../helpers/watch-files.js';
-import { deliveredIds, integrity, withStoreFile, type Row } from './checker.js';
+import { deliveredIds, integrity, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { envelopeProblems, STORAGE_BUSY, type Family } from './envelopes.js';
 import { addWatchedFolder, call, seededRandom, setUpOffice, SelloUnderTest, tempDir, waitUntil, type Answer, type FaultsSettings } from './harness.js';
 import { alwaysOk, startFaultReceiver } from './receiver.js';
@@ -166,14 +166,7 @@ export async function dbLock(pki: TestPki, settings: FaultsSettings, log: (line:
     check.problems.unshift(...problems);
     const ok = integrity(dataDir);
     if (ok !== 'ok') check.problems.push(`integrity_check: ${ok}`);
-    return {
-      scenario: 'store locked by another process (BEGIN EXCLUSIVE, 12 s)',
-      faults: `12 s lock: a request at ${signedWhenLocked} of 16 signatures, ${calls.length} API writes, ${scanned.length} dropped files`,
-      restarts: sello.starts - 1,
-      check,
-      result: check.problems.length === 0 ? 'ok' : 'FAIL',
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
+    return scenarioRow('store locked by another process (BEGIN EXCLUSIVE, 12 s)', `12 s lock: a request at ${signedWhenLocked} of 16 signatures, ${calls.length} API writes, ${scanned.length} dropped files`, sello.starts, check, started);
   } finally {
     locker?.child.kill('SIGKILL');
     sello.forceKill();

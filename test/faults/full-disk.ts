@@ -15,7 +15,7 @@ import { testPrincipal } from '../helpers/certificates.js';
 import { makeLargePdf } from '../helpers/pdf-fixtures.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { distinctPdfs, pdfsIn } from '../helpers/watch-files.js';
-import { deliveredIds, halfWritten, integrity, withStoreFile, type Row } from './checker.js';
+import { deliveredIds, halfWritten, integrity, scenarioRow, withStoreFile, type Row } from './checker.js';
 import { envelopeProblems, STORAGE_FULL, type Family } from './envelopes.js';
 import { addWatchedFolder, call, seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type Answer, type FaultsSettings } from './harness.js';
 import { alwaysOk, startFaultReceiver, type FaultReceiver } from './receiver.js';
@@ -193,14 +193,8 @@ export async function fullDisk(pki: TestPki, settings: FaultsSettings, log: (lin
     await sello.start();
     const check = await finishAndCheck({ sello, receiver: rec, workload, folder, deliveredAtEnd, pdfsigAll: true, what: 'disk' });
     check.problems.unshift(...problems);
-    return {
-      scenario,
-      faults: `ENOSPC: a request at ${signedWhenFull} of 8 signatures, ${answers.length} API writes (${answers.filter((x) => x.a.status === 507).length} refused), ${scanned.length} dropped files`,
-      restarts: sello.starts - 1,
-      check,
-      result: check.problems.length === 0 ? 'ok' : 'FAIL',
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
+    const refused = answers.filter((x) => x.a.status === 507).length;
+    return scenarioRow(scenario, `ENOSPC: a request at ${signedWhenFull} of 8 signatures, ${answers.length} API writes (${refused} refused), ${scanned.length} dropped files`, sello.starts, check, started);
   } finally {
     sello.forceKill();
     await receiver?.close();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { testPrincipal } from '../helpers/certificates.js';
 import type { TestPki } from '../helpers/test-ca.js';
-import { deliveredIds, withStoreFile, type Row } from './checker.js';
+import { deliveredIds, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { addWatchedFolder, seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type FaultsSettings } from './harness.js';
 import { startFaultReceiver } from './receiver.js';
 import { finishAndCheck, serveEnv } from './scenario.js';
@@ -81,14 +81,7 @@ export async function killCampaign(pki: TestPki, settings: FaultsSettings, log: 
     // Only connection errors are expected while the process is down; a 5xx or a stuck 409 is a bug.
     const answers = workload.transients.filter((a) => !(a.status === 409 && /en curso/.test(a.text)));
     if (answers.length > 0) check.problems.push(`answers that were not final: ${answers.slice(0, 3).map((a) => `${a.status} ${a.text.slice(0, 120)}`).join(' | ')}`);
-    return {
-      scenario: 'kill -9 during deliveries, signing requests and folder signing',
-      faults: `kill -9 × ${sello.kills}; in flight at the kill: deliveries ${atKills.deliveries}, requests ${atKills.requests}, files ${atKills.files}`,
-      restarts: sello.starts - 1,
-      check,
-      result: check.problems.length === 0 ? 'ok' : 'FAIL',
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
+    return scenarioRow('kill -9 during deliveries, signing requests and folder signing', `kill -9 × ${sello.kills}; in flight at the kill: deliveries ${atKills.deliveries}, requests ${atKills.requests}, files ${atKills.files}`, sello.starts, check, started);
   } finally {
     sello.forceKill();
     await receiver.close();

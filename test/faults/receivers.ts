@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { testPrincipal } from '../helpers/certificates.js';
 import type { TestPki } from '../helpers/test-ca.js';
-import { deliveredIds, withStoreFile, type Row } from './checker.js';
+import { deliveredIds, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type FaultsSettings } from './harness.js';
 import { startFaultReceiver, type Behaviour } from './receiver.js';
 import { finishAndCheck, serveEnv } from './scenario.js';
@@ -95,14 +95,7 @@ export async function misbehavingReceivers(pki: TestPki, settings: FaultsSetting
     const counts = Object.fromEntries(MODES.map((m) => [m, new Set(receiver.receipts.filter((r) => modeOf(r.webhookId) === m).map((r) => r.webhookId)).size]));
     log(`receivers: ids by mode ${JSON.stringify(counts)}; ${timeouts.length} timeouts, ${resets.length} resets recorded; graceful stop with hanging attempts in ${(stopMs / 1000).toFixed(1)} s`);
     check.problems.unshift(...problems);
-    return {
-      scenario: 'receivers that hang (15 s timeout), reset and answer slowly',
-      faults: `${timeouts.length} timeouts, ${resets.length} resets, ${slow.length} slow answers, kill -9 × 1 mid-hang, stop mid-hang`,
-      restarts: sello.starts - 1,
-      check,
-      result: check.problems.length === 0 ? 'ok' : 'FAIL',
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
+    return scenarioRow('receivers that hang (15 s timeout), reset and answer slowly', `${timeouts.length} timeouts, ${resets.length} resets, ${slow.length} slow answers, kill -9 × 1 mid-hang, stop mid-hang`, sello.starts, check, started);
   } finally {
     sello.forceKill();
     await receiver.close();

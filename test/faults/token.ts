@@ -17,7 +17,7 @@ import { selloJson } from '../helpers/cli.js';
 import { createSoftHsm, SOFTHSM_MODULE, type SoftHsm } from '../helpers/softhsm.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { pdfsIn } from '../helpers/watch-files.js';
-import { deliveredIds, halfWritten, withStoreFile, type Row } from './checker.js';
+import { deliveredIds, halfWritten, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { addWatchedFolder, adminSession, call, seededRandom, setUpOffice, SelloUnderTest, tempDir, waitUntil, type AdminSession, type FaultsSettings } from './harness.js';
 import { startFaultReceiver } from './receiver.js';
 import { finishAndCheck, nothingLeft, outstanding, serveEnv } from './scenario.js';
@@ -181,14 +181,7 @@ export async function tokenRemoved(pki: TestPki, settings: FaultsSettings, log: 
     }
     const check = await finishAndCheck({ sello, receiver, workload, folder, deliveredAtEnd, pdfsigAll: true, what: 'token', timeoutMs: 60_000 });
     check.problems.unshift(...problems);
-    return {
-      scenario: 'token pulled out mid-signing and plugged back in (SoftHSM2)',
-      faults: `token out after ${signedAtRemoval} of ${requests * signatures + files} signatures; ${whileOut.length} files dropped while out`,
-      restarts: sello.starts - 1,
-      check,
-      result: check.problems.length === 0 ? 'ok' : 'FAIL',
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
+    return scenarioRow('token pulled out mid-signing and plugged back in (SoftHSM2)', `token out after ${signedAtRemoval} of ${requests * signatures + files} signatures; ${whileOut.length} files dropped while out`, sello.starts, check, started);
   } finally {
     sello.forceKill();
     await receiver.close();
