@@ -40,8 +40,11 @@ export function createHotReads(deps: HotReadDeps): (req: http.IncomingMessage, r
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/api/')) return false;
     const host = req.headers.host;
     if (host === undefined || !deps.hostAllowed(host)) return false;
+    const presented = bearer(req.headers.authorization ?? '');
+    // Without a key nothing can be a hit: leave before reading the store's marker.
+    if (presented === undefined) return false;
     const marker = deps.store.changeMarker();
-    const caller = deps.keys.remembered('b', bearer(req.headers.authorization ?? ''), marker);
+    const caller = deps.keys.remembered('b', presented, marker);
     if (caller?.family !== 'b' || !caller.book.accountingApi) return false;
     const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
     const read = deps.cache.get(readCacheKey(caller, `${protocol}://${host}`, url), marker);

@@ -12,7 +12,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { testPrincipal } from '../helpers/certificates.js';
 import { repoRoot } from '../helpers/cli.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { distinctPdfs } from '../helpers/watch-files.js';
@@ -81,9 +80,7 @@ export async function dbLock(pki: TestPki, settings: FaultsSettings, log: (line:
   const random = seededRandom(settings.seed + 3);
   const work = tempDir('sello-faults-lock-');
   const dataDir = path.join(work, 'datos');
-  const principal = path.join(work, 'titular.json');
-  fs.writeFileSync(principal, JSON.stringify(testPrincipal));
-  const office = setUpOffice(dataDir, principal);
+  const office = setUpOffice(dataDir, work);
   const folder = addWatchedFolder(dataDir, path.join(work, 'facturas'), office.certificateId);
   const sello = new SelloUnderTest(dataDir, serveEnv(pki));
   const receiver = await startFaultReceiver(pki, sello);

@@ -11,7 +11,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { testPrincipal } from '../helpers/certificates.js';
 import { makeLargePdf } from '../helpers/pdf-fixtures.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { distinctPdfs, pdfsIn } from '../helpers/watch-files.js';
@@ -99,7 +98,6 @@ export async function fullDisk(pki: TestPki, settings: FaultsSettings, log: (lin
   const random = seededRandom(settings.seed + 2);
   const dataDir = path.join(disk, 'datos');
   const stage = path.join(disk, 'escaneados');
-  const principal = path.join(work, 'titular.json');
   const sello = new SelloUnderTest(dataDir, serveEnv(pki));
   const deliveredAtEnd = new Map<number, Set<string>>();
   const problems: string[] = [];
@@ -107,8 +105,7 @@ export async function fullDisk(pki: TestPki, settings: FaultsSettings, log: (lin
   let receiver: FaultReceiver | undefined;
   try {
     fs.mkdirSync(stage);
-    fs.writeFileSync(principal, JSON.stringify(testPrincipal));
-    const office = setUpOffice(dataDir, principal);
+    const office = setUpOffice(dataDir, work);
     const folder = addWatchedFolder(dataDir, path.join(disk, 'facturas'), office.certificateId);
     const rec = await startFaultReceiver(pki, sello);
     receiver = rec;

@@ -4,7 +4,9 @@
  * and restarts), the admin session of the printed one-time URL, and the suite's size knobs.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { tempDir } from '../helpers/agent.js';
+import { testPrincipal } from '../helpers/certificates.js';
 import { selloJson, startServe, type ServeProcess } from '../helpers/cli.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -157,8 +159,11 @@ export interface Office {
   certificateId: string;
 }
 
-export function setUpOffice(dataDir: string, principalFile: string): Office {
+/** `work`: a folder of the scenario for the test principal's file (`--principal`). */
+export function setUpOffice(dataDir: string, work: string): Office {
   fs.mkdirSync(dataDir, { recursive: true });
+  const principalFile = path.join(work, 'titular.json');
+  fs.writeFileSync(principalFile, JSON.stringify(testPrincipal));
   const dd = ['--data-dir', dataDir];
   selloJson(['books', 'create', 'oficina', '--tenant', 'contadores', ...dd]);
   const bookKey = selloJson<{ key: string }>(['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'oficina', ...dd]).key;

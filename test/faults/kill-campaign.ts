@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { testPrincipal } from '../helpers/certificates.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { deliveredIds, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { addWatchedFolder, seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type FaultsSettings } from './harness.js';
@@ -28,9 +27,7 @@ export async function killCampaign(pki: TestPki, settings: FaultsSettings, log: 
   const random = seededRandom(settings.seed);
   const work = tempDir('sello-faults-kill-');
   const dataDir = path.join(work, 'data');
-  const principal = path.join(work, 'titular.json');
-  fs.writeFileSync(principal, JSON.stringify(testPrincipal));
-  const office = setUpOffice(dataDir, principal);
+  const office = setUpOffice(dataDir, work);
   const folder = addWatchedFolder(dataDir, path.join(work, 'facturas'), office.certificateId);
   const sello = new SelloUnderTest(dataDir, serveEnv(pki));
   // Answers take 0–300 ms: attempts are in flight when a kill comes.

@@ -9,7 +9,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { testPrincipal } from '../helpers/certificates.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { deliveredIds, withStoreFile, scenarioRow, type Row } from './checker.js';
 import { seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type FaultsSettings } from './harness.js';
@@ -25,9 +24,7 @@ export async function misbehavingReceivers(pki: TestPki, settings: FaultsSetting
   const random = seededRandom(settings.seed + 4);
   const work = tempDir('sello-faults-receivers-');
   const dataDir = path.join(work, 'datos');
-  const principal = path.join(work, 'titular.json');
-  fs.writeFileSync(principal, JSON.stringify(testPrincipal));
-  const office = setUpOffice(dataDir, principal);
+  const office = setUpOffice(dataDir, work);
   const sello = new SelloUnderTest(dataDir, serveEnv(pki));
   // The mode of a Webhook-Id, fixed by the seed and the id itself, whatever the order of arrival.
   const modeOf = (id: string): Mode => MODES[crypto.createHash('sha256').update(`${settings.seed}:${id}`).digest()[0]! % MODES.length]!;

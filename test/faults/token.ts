@@ -12,7 +12,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { testPrincipal } from '../helpers/certificates.js';
 import { selloJson } from '../helpers/cli.js';
 import { createSoftHsm, SOFTHSM_MODULE, type SoftHsm } from '../helpers/softhsm.js';
 import type { TestPki } from '../helpers/test-ca.js';
@@ -82,11 +81,9 @@ export async function tokenRemoved(pki: TestPki, settings: FaultsSettings, log: 
   const random = seededRandom(settings.seed + 5);
   const work = tempDir('sello-faults-token-');
   const dataDir = path.join(work, 'datos');
-  const principal = path.join(work, 'titular.json');
-  fs.writeFileSync(principal, JSON.stringify(testPrincipal));
   const problems: string[] = [];
   const deliveredAtEnd = new Map<number, Set<string>>();
-  const office = setUpOffice(dataDir, principal);
+  const office = setUpOffice(dataDir, work);
   const previousConf = process.env.SOFTHSM2_CONF;
   const softhsm: SoftHsm = await createSoftHsm(); // sets SOFTHSM2_CONF here; put back in finally
   const token = await softhsm.initToken({ label: 'oficina', pin: PIN });
