@@ -5,8 +5,9 @@ import { SelloError } from '../errors/index.js';
 /**
  * Idempotent writes (CONTRACT §5): `external_ref` on fiscal writes, the
  * `Idempotency-Key` header on Family A signing requests. The first request claims
- * the key with a `running` row; its successful result is stored; a repeat returns
- * it. A failed first attempt releases the key, so a corrected request can run.
+ * the key with a `running` row and stores its successful result, all in the
+ * transaction that creates the thing; a repeat returns it. A failed first attempt
+ * rolls its claim back with everything else, so a corrected request can run.
  */
 export interface StoredResponse {
   status: number;
@@ -85,12 +86,6 @@ export function completeIdempotencyKey(store: Store, scope: string, key: string,
       })
       .where('scope', '=', scope)
       .where('key', '=', key),
-  );
-}
-
-export function releaseIdempotencyKey(store: Store, scope: string, key: string): void {
-  store.run(
-    store.db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('state', '=', 'running'),
   );
 }
 

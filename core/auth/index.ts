@@ -28,7 +28,6 @@ export { createRateLimiter, rateLimitHeaders, type RateLimiter, type RateLimitDe
 export {
   claimIdempotencyKey,
   completeIdempotencyKey,
-  releaseIdempotencyKey,
   releaseAbandonedIdempotencyKeys,
   requestHash,
   canonicalJson,

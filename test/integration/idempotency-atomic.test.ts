@@ -10,8 +10,8 @@ import { createTestPki, type TestPki } from '../helpers/test-ca.js';
 /**
  * A create and its stored answer (the replay of its `external_ref` or `Idempotency-Key`) are
  * one commit. A trigger added by another connection makes storing the answer fail, standing in
- * for a crash between two commits: nothing may be left behind, and the ERP's retry must
- * create the thing once.
+ * for a crash between two commits: nothing may be left behind (not even a claim "in progress"),
+ * and the ERP's retry must create the thing once.
  */
 describe('idempotent creates are one commit with their stored answer', () => {
   let agent: TestAgent;
@@ -28,10 +28,14 @@ describe('idempotent creates are one commit with their stored answer', () => {
     await pki.cleanup();
   });
 
+  // Storing the answer fails, and so would releasing a claim afterwards (as on a full disk):
+  // a claim committed on its own would then stay "in progress" until a restart.
   const failStoringAnswers = () =>
     other.exec(`create trigger fail_answer before update of state on idempotency_keys when new.state = 'done'
-                begin select raise(abort, 'simulated crash before the answer is stored'); end`);
-  const storeAnswersAgain = () => other.exec('drop trigger fail_answer');
+                begin select raise(abort, 'simulated crash before the answer is stored'); end;
+                create trigger fail_release before delete on idempotency_keys
+                begin select raise(abort, 'simulated full disk'); end`);
+  const storeAnswersAgain = () => other.exec('drop trigger fail_answer; drop trigger fail_release');
   const count = (sql: string, ...params: unknown[]) => (other.prepare(sql).get(...params) as { n: number }).n;
 
   it('documents: no document without its answer, and the retry creates it once', async () => {

@@ -4,7 +4,7 @@
  * original and signed files at the URLs the object gives. A key sees only its
  * environment's requests (CONTRACT §3).
  */
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash } from '../../auth/index.js';
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
 import { SelloError, isSelloError, issueMessages } from '../../errors/index.js';
 import {
@@ -87,36 +87,31 @@ export function signingRequestRoutes(store: Store, requests: SigningRequests): R
         const { input, raw } = await readCreateBody(ctx);
         // CONTRACT §5: scoped to the account (one per installation) and the key's environment.
         const scope = `account:${environment}:signing-requests.create`;
-        if (key !== undefined) {
-          let claim;
-          try {
-            claim = claimIdempotencyKey(store, scope, key, requestHash(raw), IDEMPOTENCY_FIELD);
-          } catch (err) {
-            // Family A has no 422 (CONTRACT §4): the same conflict, as a 400 naming the header.
-            if (isSelloError(err) && err.code === 'validation_failed') throw new SelloError('validation_failed', { ...err.details, status: 400 });
-            throw err;
+        // The claim, the request and its stored answer in one commit: a crash or a full disk
+        // leaves either all of them or none, never a request that a retry with the same key
+        // creates (and signs) a second time, nor a claim stuck "in progress".
+        store.transaction(() => {
+          if (key !== undefined) {
+            let claim;
+            try {
+              claim = claimIdempotencyKey(store, scope, key, requestHash(raw), IDEMPOTENCY_FIELD);
+            } catch (err) {
+              // Family A has no 422 (CONTRACT §4): the same conflict, as a 400 naming the header.
+              if (isSelloError(err) && err.code === 'validation_failed') throw new SelloError('validation_failed', { ...err.details, status: 400 });
+              throw err;
+            }
+            if (claim.kind === 'replay') {
+              for (const [name, value] of Object.entries(claim.response.headers)) ctx.set(name, value);
+              ctx.set('Idempotent-Replayed', 'true');
+              ctx.status = claim.response.status;
+              ctx.type = 'application/json; charset=utf-8';
+              ctx.body = claim.response.body;
+              return;
+            }
           }
-          if (claim.kind === 'replay') {
-            for (const [name, value] of Object.entries(claim.response.headers)) ctx.set(name, value);
-            ctx.set('Idempotent-Replayed', 'true');
-            ctx.status = claim.response.status;
-            ctx.type = 'application/json; charset=utf-8';
-            ctx.body = claim.response.body;
-            return;
-          }
-        }
-        try {
-          // The request and its stored answer in one commit: a crash between two commits would
-          // leave a request that a retry with the same key creates (and signs) a second time.
-          store.transaction(() => {
-            const full = requests.create(environment, input);
-            respond(ctx, full);
-            if (key !== undefined) completeIdempotencyKey(store, scope, key, { status: 200, body: String(ctx.body), headers: {} });
-          });
-        } catch (err) {
-          if (key !== undefined) releaseIdempotencyKey(store, scope, key);
-          throw err;
-        }
+          respond(ctx, requests.create(environment, input));
+          if (key !== undefined) completeIdempotencyKey(store, scope, key, { status: 200, body: String(ctx.body), headers: {} });
+        });
       },
     },
     {

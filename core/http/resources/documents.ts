@@ -1,4 +1,4 @@
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHash, type Caller } from '../../auth/index.js';
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash, type Caller } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
 import { checkDocumentInput, type BookCaller, type Documents } from '../../documents/index.js';
 import { changeStatusSchema, createDocumentSchema } from '../../documents/index.js';
@@ -35,28 +35,20 @@ export function documentRoutes(store: Store, documents: Documents): Route[] {
         const pdf = checkDocumentInput(input, caller.environment);
         // CONTRACT §5: idempotent per book (and environment) by external_ref.
         const scope = `book:${caller.book.id}:${caller.environment}:documents.create`;
-        const claim = claimIdempotencyKey(store, scope, input.external_ref, requestHash(raw), 'external_ref');
-        if (claim.kind === 'replay') {
-          for (const [name, value] of Object.entries(claim.response.headers)) ctx.set(name, value);
-          ctx.set('Idempotent-Replayed', 'true');
-          sendJson(ctx, claim.response.status, claim.response.body);
-          return;
-        }
-        try {
-          // The document and its stored answer in one commit: a crash between two commits would
-          // leave a document whose external_ref can be neither replayed nor created again.
-          const { body, headers } = store.transaction(() => {
-            const view = documents.create(caller, input, pdf);
-            const answer = { status: 201, body: JSON.stringify({ data: view }), headers: { Location: `/api/v1/documents/${view.id}` } };
-            completeIdempotencyKey(store, scope, input.external_ref, answer);
-            return answer;
-          });
-          for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-          sendJson(ctx, 201, body);
-        } catch (err) {
-          releaseIdempotencyKey(store, scope, input.external_ref);
-          throw err;
-        }
+        // The claim, the document and its stored answer in one commit: a crash or a full disk
+        // leaves either all of them or none, never a document that cannot be replayed or
+        // created again, nor a claim that stays "in progress" because releasing it failed.
+        const outcome = store.transaction(() => {
+          const claim = claimIdempotencyKey(store, scope, input.external_ref, requestHash(raw), 'external_ref');
+          if (claim.kind === 'replay') return { replayed: true, answer: claim.response };
+          const view = documents.create(caller, input, pdf);
+          const answer = { status: 201, body: JSON.stringify({ data: view }), headers: { Location: `/api/v1/documents/${view.id}` } };
+          completeIdempotencyKey(store, scope, input.external_ref, answer);
+          return { replayed: false, answer };
+        });
+        for (const [name, value] of Object.entries(outcome.answer.headers)) ctx.set(name, value);
+        if (outcome.replayed) ctx.set('Idempotent-Replayed', 'true');
+        sendJson(ctx, outcome.answer.status, outcome.answer.body);
       },
     },
     {

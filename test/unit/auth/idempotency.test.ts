@@ -6,7 +6,6 @@ import {
   claimIdempotencyKey,
   completeIdempotencyKey,
   releaseAbandonedIdempotencyKeys,
-  releaseIdempotencyKey,
   requestHash,
 } from '../../../core/auth/index.js';
 import { openStore, type Store } from '../../../core/db/index.js';
@@ -59,9 +58,13 @@ describe('idempotency keys', () => {
     expect(claimIdempotencyKey(store, 'book:2', 'k', requestHash({ other: true }), 'external_ref')).toEqual({ kind: 'claimed' });
   });
 
-  it('frees a key whose first attempt failed, and keys left running by a dead process', () => {
-    claimIdempotencyKey(store, 's', 'failed', hash, 'external_ref');
-    releaseIdempotencyKey(store, 's', 'failed');
+  it('frees a key whose first attempt failed (claimed in its transaction), and keys left running by a dead process', () => {
+    expect(() =>
+      store.transaction(() => {
+        claimIdempotencyKey(store, 's', 'failed', hash, 'external_ref');
+        throw new Error('the create failed');
+      }),
+    ).toThrow('the create failed');
     expect(claimIdempotencyKey(store, 's', 'failed', requestHash({ fixed: true }), 'external_ref')).toEqual({ kind: 'claimed' });
     claimIdempotencyKey(store, 's', 'orphan', hash, 'external_ref');
     claimIdempotencyKey(store, 's', 'done', hash, 'external_ref');
