@@ -29,6 +29,7 @@ import { signingRequestRoutes } from './http/family-a/signing-requests.js';
 import { signingAdminRoutes } from './http/admin/signing.js';
 import { signatureRequestResource } from './http/resources/signature-requests.js';
 import { createPinCache, createSigningRequests, createSigningWorker } from './signing/requests/index.js';
+import { createSigningThread } from './signing/signing-thread/index.js';
 import { certificateRoutes } from './http/family-a/certificates.js';
 import { certificateAdminRoutes } from './http/admin/certificates.js';
 import { folderAdminRoutes } from './http/admin/folders.js';
@@ -134,7 +135,10 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const documents = createDocuments(store, delivery);
     // CONTRACT §11: signing requests; the worker resumes what a previous process left processing.
     const pins = createPinCache({ store, secrets, ttlMs: config.pinCacheSeconds * 1000 });
-    const signingWorker = createSigningWorker({ store, secrets, log: log.child({ module: 'signing' }), delivery, pins, tsaUrl: config.tsaUrl, caFile: config.caFile });
+    // Signatures with keys held here are built on a thread of their own (core/signing/signing-thread).
+    const signingThread = createSigningThread({ log: log.child({ module: 'signing' }) });
+    stops.push(() => signingThread.close());
+    const signingWorker = createSigningWorker({ store, secrets, log: log.child({ module: 'signing' }), delivery, pins, tsaUrl: config.tsaUrl, caFile: config.caFile, signer: signingThread });
     // Stopped after the server and before delivery (stops run in reverse).
     stops.push(() => signingWorker.stop());
     const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins });

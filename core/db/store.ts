@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type CompiledQuery } from 'kysely';
 import { SelloError } from '../errors/index.js';
 import { migrationProvider } from './migrations/index.js';
+import { createWriteBatch } from './write-batch.js';
 import type { Database } from './schema.js';
 
 /** Anything kysely can compile: a select, insert, update or delete builder. */
@@ -32,6 +33,13 @@ export interface Store {
   changeMarker(): string;
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction; a throw rolls it back. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `write` (statements, no await) in a transaction shared with the other batched writes
+   * of this turn of the event loop, each in a savepoint of its own (write-batch.ts); resolves
+   * once committed. For background work done many times at once, where one commit (one fsync)
+   * per item would be the main cost.
+   */
+  batch<T>(write: () => T): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -121,6 +129,7 @@ export async function openStore(file: string): Promise<Store> {
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
+  const batch = createWriteBatch({ sqlite, transaction, storageError });
 
   /** Runs `fn`, turning the store's passing faults into their SelloErrors (see `storageError`). */
   const guarded = <T>(fn: () => T): T => {
@@ -170,22 +179,26 @@ export async function openStore(file: string): Promise<Store> {
     changeMarker(): string {
       return `${ownChanges.get()}:${dataVersion.get()}`;
     },
-    transaction<T>(fn: () => T): T {
-      if (sqlite.inTransaction) return fn();
-      guarded(() => begin.run());
-      try {
-        const result = fn();
-        commit.run();
-        return result;
-      } catch (err) {
-        // SQLite rolls back by itself after some errors (a full disk among them).
-        if (sqlite.inTransaction) rollback.run();
-        throw storageError(err);
-      }
-    },
+    transaction,
+    batch: (write) => batch.write(write),
     async close(): Promise<void> {
+      batch.flush(); // what is waiting is committed, as it would have been a moment later
       statements.clear();
       await db.destroy();
     },
   };
+
+  function transaction<T>(fn: () => T): T {
+    if (sqlite.inTransaction) return fn();
+    guarded(() => begin.run());
+    try {
+      const result = fn();
+      commit.run();
+      return result;
+    } catch (err) {
+      // SQLite rolls back by itself after some errors (a full disk among them).
+      if (sqlite.inTransaction) rollback.run();
+      throw storageError(err);
+    }
+  }
 }

@@ -13,7 +13,7 @@
  * A restart between any two steps redoes at most the last one, with the same names.
  *
  * Many files at once: the ledger writes of files handled together (step 1, and `done`) share
- * one commit (createLedgerBatch), renames done together share the fsync of their folder
+ * one commit (`store.batch`), renames done together share the fsync of their folder
  * (createDirSyncer), and once its signed copy is durable a file gives its place to the next one
  * (`written`) while its original is moved.
  */
@@ -29,7 +29,7 @@ import { findByReference, type SigningRequests, type SigningWorker } from '../si
 import { errorText, failureFromFields, type FileFailure } from './error-text.js';
 import { createDirSyncer, freeName } from './file-names.js';
 import type { FolderRow } from './folders.js';
-import { createLedgerBatch, findByContent, findLedger, insertQueued, outputNameTaken, transition, update, type LedgerRow } from './ledger.js';
+import { findByContent, findLedger, insertQueued, outputNameTaken, transition, update, type LedgerRow } from './ledger.js';
 
 /** What became of a file: finished either way, waiting for a PIN, or to be looked at again later. */
 export type Outcome = 'done' | 'failed' | 'duplicate' | 'waiting_pin' | 'retry' | 'gone';
@@ -72,7 +72,6 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
    */
   const reserved = new Set<string>();
   const syncDirs = createDirSyncer();
-  const ledgerBatch = createLedgerBatch(store);
 
   async function pickName(dir: string, name: string, output = false): Promise<string> {
     const taken = output ? { has: (p: string) => reserved.has(p) || outputNameTaken(store, dir, path.basename(p)) } : reserved;
@@ -166,7 +165,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     let failure: FileFailure | undefined;
     let found: { row: LedgerRow; fresh: boolean; documentId?: string };
     try {
-      found = await ledgerBatch.write(() => {
+      found = await store.batch(() => {
         const existing = findByContent(store, folder.id, sha256);
         if (existing) return { row: existing, fresh: false };
         const row = insertQueued(store, folder.id, sha256, name, now());
@@ -184,7 +183,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
       if (!isSelloError(err) || err.code !== 'validation_failed') throw err;
       const inspected = inspect(folder, pdf);
       failure = typeof inspected === 'number' ? asFailure(err) : inspected;
-      found = await ledgerBatch.write(() => {
+      found = await store.batch(() => {
         const existing = findByContent(store, folder.id, sha256);
         return existing ? { row: existing, fresh: false } : { row: insertQueued(store, folder.id, sha256, name, now()), fresh: true };
       });
@@ -364,7 +363,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // moved by a previous process before it stopped
     }
-    await ledgerBatch.write(() => transition(store, row.id, ['signing', 'waiting_pin'], 'done', moved ? { moved_name: moved } : {}, now()));
+    await store.batch(() => transition(store, row.id, ['signing', 'waiting_pin'], 'done', moved ? { moved_name: moved } : {}, now()));
     return 'done';
   }
 

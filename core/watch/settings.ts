@@ -8,9 +8,10 @@ export interface WatchSettings {
   /** A PDF without its end waits this long after its last change, then goes to errors (`SELLO_WATCH_INCOMPLETE_SECONDS`, 60). */
   incompleteGraceMs: number;
   /**
-   * Files read and signed at once (`SELLO_WATCH_CONCURRENCY`, 16): enough for files arriving
-   * together to share commits and folder fsyncs; what is left after a file's signed copy is
-   * written (moving its original) does not count.
+   * Files read and signed at once (`SELLO_WATCH_CONCURRENCY`, 32): enough for files arriving
+   * together to share commits and folder fsyncs, and to keep the store, the disk and the
+   * signing thread busy while each file waits on the others; what is left after a file's signed
+   * copy is written (moving its original) does not count.
    */
   concurrency: number;
   /** Stat interval of polled folders, network shares (`SELLO_WATCH_POLL_MS`, 1000). */
@@ -29,7 +30,7 @@ export function watchSettings(env: NodeJS.ProcessEnv = process.env): WatchSettin
   return {
     stableMs: positive(env, 'STABLE_MS', 500),
     incompleteGraceMs: positive(env, 'INCOMPLETE_SECONDS', 60) * 1000,
-    concurrency: Math.floor(positive(env, 'CONCURRENCY', 16)),
+    concurrency: Math.floor(positive(env, 'CONCURRENCY', 32)),
     pollIntervalMs: positive(env, 'POLL_MS', 1000),
     reloadMs: positive(env, 'RELOAD_MS', 1000),
   };

@@ -120,7 +120,8 @@ describe('a watched folder with a token certificate', () => {
     // The right PIN: the three are signed with it, written to firmados/, originals moved.
     const right = await admin(`/admin/api/signing/pending/${first}/approve`, { method: 'POST', body: JSON.stringify({ pin: '1234' }) });
     expect(right.status, await right.clone().text()).toBe(200);
-    await waitFor(() => pdfsIn(path.join(dir, 'originales')).length === 3, 15_000, () => JSON.stringify(ledger()));
+    // The end: originals moved, then each row marked done (a commit a moment after its move).
+    await waitFor(() => pdfsIn(path.join(dir, 'originales')).length === 3 && ledger().every((r) => r.state === 'done'), 15_000, () => JSON.stringify(ledger()));
     expect(pdfsIn(path.join(dir, 'firmados')).sort()).toEqual(['contrato-0.pdf', 'contrato-1.pdf', 'contrato-2.pdf']);
     expect(pdfsIn(dir)).toEqual([]);
     expect(await folderRecord()).toMatchObject({ pending: { queued: 0, waiting_pin: 0 }, done: 3, failed: 0 });

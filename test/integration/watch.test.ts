@@ -185,10 +185,12 @@ describe('watched folders: signing', () => {
     } finally {
       other.close();
     }
-    await waitFor(() => pdfsIn(path.join(dir, 'originales')).length === 1, 15_000, 'signed after the lock, without a restart');
+    const rowStates = () => agent.store.sqlite.prepare('select state from watch_ledger where folder_id = ?').all(id);
+    // The end: the original moved, then its row marked done (a commit a moment after the move).
+    await waitFor(() => pdfsIn(path.join(dir, 'originales')).length === 1 && JSON.stringify(rowStates()) === '[{"state":"done"}]', 15_000, 'signed after the lock, without a restart');
     expect(pdfsIn(path.join(dir, 'firmados'))).toEqual(['bloqueo.pdf']);
     expect(verifyPdfSignatures(fs.readFileSync(path.join(dir, 'firmados', 'bloqueo.pdf')))).toHaveLength(1);
     expect(pdfsIn(path.join(dir, 'errores'))).toEqual([]);
-    expect(agent.store.sqlite.prepare('select state from watch_ledger where folder_id = ?').all(id)).toEqual([{ state: 'done' }]);
+    expect(rowStates()).toEqual([{ state: 'done' }]);
   }, 30_000);
 });

@@ -30,9 +30,22 @@ export type Clock = () => Date;
  * @example assertCertificateCurrent(leafDer, new Date()) // ok, or throws
  */
 export function assertCertificateCurrent(certificate: Buffer, now: Date): void {
+  assertWithinValidity(certificateValidity(certificate), now);
+}
+
+export interface CertificateValidity {
+  from: Date;
+  to: Date;
+}
+
+/** The certificate's notBefore and notAfter. */
+export function certificateValidity(certificate: Buffer): CertificateValidity {
   const cert = new X509Certificate(certificate);
-  const from = new Date(cert.validFrom);
-  const to = new Date(cert.validTo);
+  return { from: new Date(cert.validFrom), to: new Date(cert.validTo) };
+}
+
+/** `assertCertificateCurrent` for a validity read already. */
+export function assertWithinValidity({ from, to }: CertificateValidity, now: Date): void {
   if (now < from) {
     throw new SelloError('certificate_expired', {
       detail: `El certificado todavía no es válido (válido desde ${from.toISOString()}). Revise la fecha y hora del equipo.`,

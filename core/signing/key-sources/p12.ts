@@ -9,8 +9,8 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { SelloError } from '../../errors/index.js';
-import { orderChain, type Clock, type KeySource } from './key-source.js';
-import { keyMatchesCertificate, makeSoftwareSource } from './software.js';
+import { orderChain, type Clock } from './key-source.js';
+import { keyMatchesCertificate, makeSoftwareSource, type SoftwareKeySource } from './software.js';
 
 export interface P12Contents {
   key: KeyObject;
@@ -78,7 +78,7 @@ export function readP12(data: Buffer, password: string): P12Contents {
  * @example
  *   const source = p12KeySource(await readFile('firma.p12'), password);
  */
-export function p12KeySource(data: Buffer, password: string, opts: { now?: Clock } = {}): KeySource & { kind: 'p12' } {
+export function p12KeySource(data: Buffer, password: string, opts: { now?: Clock } = {}): SoftwareKeySource & { kind: 'p12' } {
   const { key, certificate, chain } = readP12(data, password);
   return makeSoftwareSource('p12', { key, certificate, chain, ...(opts.now ? { now: opts.now } : {}) });
 }

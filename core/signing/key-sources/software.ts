@@ -3,7 +3,7 @@
  * and keys taken out of a .p12. Signs with `crypto.sign`, never forge (100× faster).
  */
 import { createPublicKey, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
-import { assertCertificateCurrent, type Clock, type KeySource } from './key-source.js';
+import { assertWithinValidity, certificateValidity, type Clock, type KeySource } from './key-source.js';
 
 export interface SoftwareKeySourceOptions {
   key: KeyObject;
@@ -12,26 +12,34 @@ export interface SoftwareKeySourceOptions {
   now?: Clock;
 }
 
+/** A key source whose key is in this process: it can be handed to the signing thread (core/signing/signing-thread). */
+export interface SoftwareKeySource extends KeySource {
+  readonly kind: 'software' | 'p12';
+  readonly privateKey: KeyObject;
+}
+
 /**
  * @example
  *   const source = softwareKeySource({ key: leaf.privateKey, certificate: leaf.certificate, chain: leaf.chain });
  *   await buildPadesCms({ digest, signer: source });
  */
-export function softwareKeySource(opts: SoftwareKeySourceOptions): KeySource & { kind: 'software' | 'p12' } {
+export function softwareKeySource(opts: SoftwareKeySourceOptions): SoftwareKeySource {
   return makeSoftwareSource('software', opts);
 }
 
-export function makeSoftwareSource<K extends 'software' | 'p12'>(kind: K, opts: SoftwareKeySourceOptions): KeySource & { kind: K } {
+export function makeSoftwareSource<K extends 'software' | 'p12'>(kind: K, opts: SoftwareKeySourceOptions): SoftwareKeySource & { kind: K } {
   if (!keyMatchesCertificate(opts.key, opts.certificate)) {
     throw new Error('La clave privada no corresponde al certificado.');
   }
   const now = opts.now ?? (() => new Date());
+  const validity = certificateValidity(opts.certificate); // read once, not at every signature
   return {
     kind,
     certificate: opts.certificate,
     chain: opts.chain ?? [],
+    privateKey: opts.key,
     async sign(data: Buffer): Promise<Buffer> {
-      assertCertificateCurrent(opts.certificate, now());
+      assertWithinValidity(validity, now());
       // RSA: PKCS#1 v1.5 with SHA-256; EC: ECDSA with SHA-256, DER-encoded (node's default).
       return cryptoSign('sha256', data, opts.key);
     },

@@ -14,10 +14,10 @@ import { isStorageFault, type Store } from '../../db/index.js';
 import type { DeliveryEngine } from '../../delivery/index.js';
 import { SelloError, isSelloError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import { signPdf } from '../../pdf/index.js';
 import type { SecretBox } from '../../secrets/index.js';
 import { openKeySource } from '../key-source-for.js';
 import { qrText } from '../qr-text.js';
+import { createInlinePdfSigner, type PdfSigner } from '../signing-thread/index.js';
 import { buildCallbackBody } from './callback-body.js';
 import { certificateRow } from './certificates-port.js';
 import type { PinCache } from './pin-cache.js';
@@ -54,6 +54,8 @@ export interface SigningWorkerDeps {
   pins: PinCache;
   tsaUrl?: string | undefined;
   caFile?: string | undefined;
+  /** Where signatures are built: the signing thread in the agent; here, by default. */
+  signer?: PdfSigner;
 }
 
 /**
@@ -65,13 +67,14 @@ const STORAGE_RETRY_MS = 2_000;
 
 export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
   const { store, secrets, log, delivery, pins } = deps;
+  const signer = deps.signer ?? createInlinePdfSigner();
   /** Requests waiting to be passed over again after a storage fault. */
   const retries = new Map<string, NodeJS.Timeout>();
   /** The pass running per request, and at most one queued behind it. */
   const running = new Map<string, Promise<void>>();
   const queued = new Map<string, Promise<void>>();
   /** Software keys, opened once: a .p12 costs a key derivation to open. */
-  const software = new Map<string, KeySource>();
+  const software = new Map<string, Promise<KeySource>>();
   /** Tokens do one operation at a time (ENGINEERING.md): every token signature goes through this. */
   let tokenQueue: Promise<unknown> = Promise.resolve();
   let stopping = false;
@@ -120,7 +123,7 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
       if (!signature) {
         // Every signature applied but the request not closed (a crash between two commits cannot
         // leave this, but a hand-edited store could): close it now.
-        if (store.transaction(() => finish(requestId, new Date()))) delivery.wake();
+        if (store.transaction(() => finish(requestId, new Date()))?.callback) delivery.wake();
         return;
       }
       // A rejected signature stops the request; a failure waits for a person (approve again).
@@ -134,11 +137,11 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
       // Checked again inside the token queue: a wrong PIN found by another request meanwhile
       // has been forgotten, and must not be tried a second time (CONTRACT §11).
       const serial = cert.token_serial ?? '';
-      const ok =
+      const goOn =
         cert.source === 'token'
           ? await onToken(() => (pins.has(serial) ? apply(requestId, signature, cert) : Promise.resolve(false)))
           : await apply(requestId, signature, cert);
-      if (!ok) return;
+      if (!goOn) return;
     }
   }
 
@@ -150,12 +153,14 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
 
   async function keySource(cert: CertificateRow): Promise<{ source: KeySource; close(): Promise<void> }> {
     if (cert.source !== 'token') {
+      // Kept as a promise: passes starting together open it once.
       let source = software.get(cert.id);
       if (!source) {
-        source = (await openKeySource(cert, { secrets, pin: () => Promise.reject(new SelloError('pin_required')) })).source;
+        source = openKeySource(cert, { secrets, pin: () => Promise.reject(new SelloError('pin_required')) }).then((opened) => opened.source);
         software.set(cert.id, source);
+        source.catch(() => software.delete(cert.id));
       }
-      return { source, close: async () => undefined };
+      return { source: await source, close: async () => undefined };
     }
     return openKeySource(cert, {
       secrets,
@@ -167,15 +172,21 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     });
   }
 
-  /** Applies one signature; false when the request must stop here (failure recorded). */
+  /**
+   * Applies one signature; true when the pass goes on to the next one, false when it stops here
+   * (the request signed, or a failure recorded).
+   */
   async function apply(requestId: string, signature: SignatureRow, cert: CertificateRow): Promise<boolean> {
     const signedAt = new Date();
-    recordAttempt(store, signature.id, signedAt);
+    // A token's attempt is stored before its PIN is used, so that a crash cannot hide a try of
+    // it; a key held here counts its attempt with its outcome, one commit less per signature.
+    const countedBefore = cert.source === 'token';
+    if (countedBefore) recordAttempt(store, signature.id, signedAt);
     let opened: { source: KeySource; close(): Promise<void> } | undefined;
     try {
       opened = await keySource(cert);
       const pdf = currentPdf(store, signature.document_id);
-      const signed = await signPdf(pdf, opened.source, {
+      const signed = await signer.signPdf(pdf, opened.source, {
         signingTime: signedAt,
         stamp: {
           page: signature.page,
@@ -188,26 +199,29 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
         ...(deps.tsaUrl ? { timestampUrl: deps.tsaUrl } : {}),
         ...(deps.caFile ? { caFile: deps.caFile } : {}),
       });
-      const finished = store.transaction(() => {
-        if (!recordSigned(store, signature, signed, signedAt)) return false;
-        return nextSignature(store, requestId) === undefined ? finish(requestId, new Date()) : false;
+      // Shares its commit with the other signatures (and watched files) of this moment.
+      const outcome = await store.batch(() => {
+        if (!countedBefore) recordAttempt(store, signature.id, signedAt);
+        if (!recordSigned(store, signature, signed, signedAt)) return 'more';
+        if (nextSignature(store, requestId) !== undefined) return 'more';
+        return finish(requestId, new Date()) || 'more';
       });
-      if (finished) {
-        delivery.wake();
-        log.info('signing request signed', { requestId });
-      }
-      return true;
+      if (outcome === 'more') return true;
+      if (outcome.callback) delivery.wake();
+      log.info('signing request signed', { requestId });
+      return false;
     } catch (err) {
       // Not the signature's fault: the pass stops here and runs again (run → retryLater).
       if (isStorageFault(err)) throw err;
-      await fail(signature, cert, err);
+      await fail(signature, cert, err, countedBefore ? null : signedAt);
       return false;
     } finally {
       await opened?.close().catch(() => undefined);
     }
   }
 
-  async function fail(signature: SignatureRow, cert: CertificateRow, err: unknown): Promise<void> {
+  /** Records why a signature failed; `attemptAt`: its attempt, when not counted yet. */
+  async function fail(signature: SignatureRow, cert: CertificateRow, err: unknown, attemptAt: Date | null): Promise<void> {
     const code = isSelloError(err) ? err.code : 'internal_error';
     const message = isSelloError(err) ? err.message : 'Error interno al firmar.';
     let pinTries: string | null = null;
@@ -218,30 +232,36 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     }
     if (!isSelloError(err)) log.error('signature failed', { signatureId: signature.id, err });
     else log.warn('signature failed', { signatureId: signature.id, code });
-    recordFailure(store, signature.id, { code, message, pinTries }, new Date());
+    store.transaction(() => {
+      if (attemptAt) recordAttempt(store, signature.id, attemptAt);
+      recordFailure(store, signature.id, { code, message, pinTries }, new Date());
+    });
   }
 
-  /** Inside a transaction: hashes, `signed`, the callback row. True when this call closed the request. */
-  function finish(requestId: string, now: Date): boolean {
+  /**
+   * Inside a transaction: hashes, `signed`, the callback row. When this call closed the request,
+   * whether a callback waits to be delivered (the delivery engine is woken after the commit).
+   */
+  function finish(requestId: string, now: Date): { callback: boolean } | undefined {
     const documents = signedDocuments(store, requestId).map((d) => ({ ...d, hash: crypto.createHash('sha256').update(d.pdf).digest('hex') }));
-    if (!markSigned(store, requestId, new Map(documents.map((d) => [d.id, d.hash])), now)) return false;
+    if (!markSigned(store, requestId, new Map(documents.map((d) => [d.id, d.hash])), now)) return undefined;
     const request = findRequest(store, requestId)!;
-    if (request.callback_url) {
-      const signatures = store.all(store.db.selectFrom('signing_signatures').selectAll().where('request_id', '=', requestId).orderBy('position'));
-      const certificates = new Map(signatures.map((s) => [s.certificate_id, certificateRow(store, s.certificate_id)]));
-      const body = buildCallbackBody({ request, signedAt: now, signatures, certificates, documents });
-      delivery.enqueueCallback({
-        url: request.callback_url,
-        bearerToken: request.callback_bearer_sealed ? secrets.open(request.callback_bearer_sealed) : undefined,
-        body: JSON.stringify(body),
-        requestId,
-      });
-    }
-    return true;
+    if (!request.callback_url) return { callback: false };
+    const signatures = store.all(store.db.selectFrom('signing_signatures').selectAll().where('request_id', '=', requestId).orderBy('position'));
+    const certificates = new Map(signatures.map((s) => [s.certificate_id, certificateRow(store, s.certificate_id)]));
+    const body = buildCallbackBody({ request, signedAt: now, signatures, certificates, documents });
+    delivery.enqueueCallback({
+      url: request.callback_url,
+      bearerToken: request.callback_bearer_sealed ? secrets.open(request.callback_bearer_sealed) : undefined,
+      body: JSON.stringify(body),
+      requestId,
+    });
+    return { callback: true };
   }
 
   return {
     start() {
+      signer.warm();
       for (const id of processingRequestIds(store)) void run(id);
     },
     run,

@@ -1,7 +1,7 @@
 /**
  * How many files at once share the watcher's costs (docs/PERFORMANCE.md, watch): the queue's
- * early release and byte budget, folder fsyncs shared by renames done together, ledger writes
- * of one turn of the event loop in one commit, the settle timer, and the local folder watch.
+ * early release and byte budget, folder fsyncs shared by renames done together, the settle
+ * timer, and the local folder watch (writes of one turn in one commit: test/unit/db/write-batch.test.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../../core/db/index.js';
 import { listFiles, watchLocalDir, type DirWatch } from '../../../core/watch/dir-watch.js';
 import { createDirSyncer } from '../../../core/watch/file-names.js';
-import { createLedgerBatch } from '../../../core/watch/ledger.js';
 import { createWorkQueue } from '../../../core/watch/queue.js';
 import { createSettler, type Settler } from '../../../core/watch/settle.js';
 
@@ -95,34 +94,6 @@ describe('createDirSyncer', () => {
     await Promise.all([second, third]);
     expect(calls).toHaveLength(2);
     finish = [];
-  });
-});
-
-describe('createLedgerBatch', () => {
-  let store: Store | undefined;
-  afterEach(async () => {
-    await store?.close();
-    store = undefined;
-  });
-
-  it('commits the writes of one turn together; one that throws is undone alone', async () => {
-    store = await openStore(path.join(tempDir(), 'sello.db'));
-    const s = store;
-    s.sqlite.exec('create table t (v text not null)');
-    const insert = s.sqlite.prepare('insert into t (v) values (?)');
-    const batch = createLedgerBatch(s);
-    const transaction = vi.spyOn(s, 'transaction');
-    const a = batch.write(() => insert.run('a').changes);
-    const bad = batch.write(() => {
-      insert.run('b');
-      throw new Error('no');
-    });
-    const c = batch.write(() => insert.run('c').changes);
-    await expect(a).resolves.toBe(1);
-    await expect(bad).rejects.toThrow('no');
-    await expect(c).resolves.toBe(1);
-    expect(transaction).toHaveBeenCalledTimes(1);
-    expect(s.sqlite.prepare('select v from t order by v').pluck().all()).toEqual(['a', 'c']);
   });
 });
 

@@ -123,7 +123,7 @@ describe('createWorkQueue', () => {
 
 describe('watchSettings', () => {
   it('has the documented defaults', () => {
-    expect(watchSettings({})).toEqual({ stableMs: 500, incompleteGraceMs: 60_000, concurrency: 16, pollIntervalMs: 1000, reloadMs: 1000 });
+    expect(watchSettings({})).toEqual({ stableMs: 500, incompleteGraceMs: 60_000, concurrency: 32, pollIntervalMs: 1000, reloadMs: 1000 });
   });
   it('reads SELLO_WATCH_* and ignores empty, zero, negative or non-numeric values', () => {
     expect(watchSettings({ SELLO_WATCH_STABLE_MS: '250', SELLO_WATCH_INCOMPLETE_SECONDS: '5', SELLO_WATCH_CONCURRENCY: '8.7', SELLO_WATCH_POLL_MS: '300', SELLO_WATCH_RELOAD_MS: '100' })).toEqual({
