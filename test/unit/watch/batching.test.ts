@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openStore, type Store } from '../../../core/db/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { listFiles, watchLocalDir, type DirWatch } from '../../../core/watch/dir-watch.js';
 import { createDirSyncer } from '../../../core/watch/file-names.js';
 import { createWorkQueue } from '../../../core/watch/queue.js';
