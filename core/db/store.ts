@@ -47,6 +47,9 @@ type SqliteValue = string | number | bigint | Buffer | null;
 
 const STATEMENT_CACHE_SIZE = 500;
 
+/** `Store.batch`: writes asked for within this long of the first share its commit (write-batch.ts). */
+const BATCH_WINDOW_MS = 4;
+
 /**
  * SQLite's "disk full" and "locked by another process for longer than BUSY_TIMEOUT_MS" as the
  * errors a person can act on (503/507 with a clear message instead of a bare 500), and that
@@ -129,7 +132,7 @@ export async function openStore(file: string): Promise<Store> {
   const begin = sqlite.prepare('BEGIN IMMEDIATE');
   const commit = sqlite.prepare('COMMIT');
   const rollback = sqlite.prepare('ROLLBACK');
-  const batch = createWriteBatch({ sqlite, transaction, storageError });
+  const batch = createWriteBatch({ sqlite, transaction, storageError, windowMs: BATCH_WINDOW_MS });
 
   /** Runs `fn`, turning the store's passing faults into their SelloErrors (see `storageError`). */
   const guarded = <T>(fn: () => T): T => {

@@ -132,6 +132,8 @@ describe('POST /digital-signatures/signing-requests with a test key', () => {
       documents: [documentBody(pdf, [{ signing_certificate: testCert.id, page: '1', x: '10', y: '10' }])],
     });
     expect(json.status).toBe('draft');
+    // The answer to the create is the request as stored: the same as reading it back.
+    expect((await getRequest(agent, agent.testApiKey, json.id)).json).toEqual(json);
     const early = await fetch(json.documents[0]!.signed_file, { headers: { 'X-Api-Key': agent.testApiKey } });
     expect(early.status).toBe(404);
     expect(await early.json()).toMatchObject({ type: 'invalid_request_error' });

@@ -87,7 +87,7 @@ export function createSigningRequests(deps: { store: Store; secrets: SecretBox; 
         bookId = book.id;
       }
       const bearerSealed = input.callbackBearerToken !== null ? secrets.seal(input.callbackBearerToken) : null;
-      const id = store.transaction(() => {
+      const full = store.transaction(() => {
         if (input.referenceId !== null && referenceTaken(store, environment, input.referenceId)) {
           throw new SelloError('validation_failed', {
             status: 409,
@@ -97,8 +97,8 @@ export function createSigningRequests(deps: { store: Store; secrets: SecretBox; 
         }
         return insertRequest(store, input, { environment, bookId, bearerSealed, now: new Date() });
       });
-      if (input.send) void worker.run(id);
-      return loadFull(store, id)!;
+      if (input.send) void worker.run(full.request.id);
+      return full;
     },
     get(environment, id) {
       visible(environment, id);

@@ -19,73 +19,72 @@ export interface FullRequest {
 
 const DOCUMENT_META = ['id', 'request_id', 'position', 'client_id', 'title', 'notes', 'file_extension', 'original_hash', 'signed_hash'] as const;
 
-/** Stores a checked request with its documents and signatures, in the caller's transaction. */
+/**
+ * Stores a checked request with its documents and signatures, in the caller's transaction, and
+ * returns them as stored (what `loadFull` would read back).
+ */
 export function insertRequest(
   store: Store,
   input: CheckedRequest,
   extra: { environment: 'test' | 'live'; bookId: string | null; bearerSealed: string | null; now: Date },
-): string {
-  const id = crypto.randomUUID();
+): FullRequest {
   const iso = extra.now.toISOString();
-  store.run(
-    store.db.insertInto('signing_requests').values({
-      id,
-      environment: extra.environment,
-      status: input.send ? 'processing' : 'draft',
-      type: input.type,
-      subject: input.subject,
-      reference_id: input.referenceId,
-      book_id: extra.bookId,
-      callback_url: input.callbackUrl,
-      callback_bearer_sealed: extra.bearerSealed,
-      created_at: iso,
-      sent_at: input.send ? iso : null,
-      signed_at: null,
-      updated_at: iso,
-    }),
-  );
-  let position = 0;
-  input.documents.forEach((doc, d) => {
-    const documentId = crypto.randomUUID();
-    store.run(
-      store.db.insertInto('signing_documents').values({
-        id: documentId,
-        request_id: id,
-        position: d,
-        client_id: doc.clientId,
-        title: doc.title,
-        notes: doc.notes,
-        file_extension: doc.fileExtension,
-        original: doc.pdf,
-        original_hash: doc.sha256,
-        current: null,
-        signed_hash: null,
-      }),
-    );
+  const request: RequestRow = {
+    id: crypto.randomUUID(),
+    environment: extra.environment,
+    status: input.send ? 'processing' : 'draft',
+    type: input.type,
+    subject: input.subject,
+    reference_id: input.referenceId,
+    book_id: extra.bookId,
+    callback_url: input.callbackUrl,
+    callback_bearer_sealed: extra.bearerSealed,
+    created_at: iso,
+    sent_at: input.send ? iso : null,
+    signed_at: null,
+    updated_at: iso,
+  };
+  store.run(store.db.insertInto('signing_requests').values(request));
+  const documents: DocumentMeta[] = [];
+  const signatures: SignatureRow[] = [];
+  input.documents.forEach((doc, position) => {
+    const document: DocumentMeta = {
+      id: crypto.randomUUID(),
+      request_id: request.id,
+      position,
+      client_id: doc.clientId,
+      title: doc.title,
+      notes: doc.notes,
+      file_extension: doc.fileExtension,
+      original_hash: doc.sha256,
+      signed_hash: null,
+    };
+    store.run(store.db.insertInto('signing_documents').values({ ...document, original: doc.pdf, current: null }));
+    documents.push(document);
     for (const sig of doc.signatures) {
-      store.run(
-        store.db.insertInto('signing_signatures').values({
-          id: crypto.randomUUID(),
-          request_id: id,
-          document_id: documentId,
-          position: position++,
-          certificate_id: sig.certificateId,
-          page: sig.page,
-          size: sig.size,
-          x: sig.x,
-          y: sig.y,
-          state: 'pending',
-          attempts: 0,
-          last_error_code: null,
-          last_error: null,
-          pin_tries: null,
-          signed_at: null,
-          updated_at: iso,
-        }),
-      );
+      const signature: SignatureRow = {
+        id: crypto.randomUUID(),
+        request_id: request.id,
+        document_id: document.id,
+        position: signatures.length,
+        certificate_id: sig.certificateId,
+        page: sig.page,
+        size: sig.size,
+        x: sig.x,
+        y: sig.y,
+        state: 'pending',
+        attempts: 0,
+        last_error_code: null,
+        last_error: null,
+        pin_tries: null,
+        signed_at: null,
+        updated_at: iso,
+      };
+      store.run(store.db.insertInto('signing_signatures').values(signature));
+      signatures.push(signature);
     }
   });
-  return id;
+  return { request, documents, signatures };
 }
 
 export function referenceTaken(store: Store, environment: 'test' | 'live', referenceId: string): boolean {

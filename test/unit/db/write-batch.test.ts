@@ -55,6 +55,20 @@ describe('Store.batch', () => {
     expect(values()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
   });
 
+  it('shares the commit with writes asked for a moment later, within its window', async () => {
+    const insert = store.sqlite.prepare('insert into t (v) values (?)');
+    const frameSize = (store.sqlite.pragma('page_size', { simple: true }) as number) + 24;
+    const wal = path.join(dir, 'sello.db-wal');
+    const start = fs.statSync(wal).size;
+    const first = store.batch(() => insert.run('a'));
+    await new Promise((r) => setImmediate(r)); // another turn of the event loop
+    const second = store.batch(() => insert.run('b'));
+    expect(values()).toEqual([]);
+    await Promise.all([first, second]);
+    expect((fs.statSync(wal).size - start) / frameSize).toBe(1);
+    expect(values()).toEqual(['a', 'b']);
+  });
+
   it('rejects every write of a batch whose commit fails, and stores none of them', async () => {
     const insert = store.sqlite.prepare('insert into t (v) values (?)');
     // A deferred foreign key makes the COMMIT itself fail, after every savepoint was released.
