@@ -166,10 +166,17 @@ export function createSigningThread(opts: SigningThreadOptions): PdfSigner {
         job.key = { kind: source.kind, privateKey: source.privateKey, certificate: own(source.certificate), chain: source.chain.map(own) };
         sent.add(sourceId);
       }
+      try {
+        worker.postMessage(job, [job.pdf.buffer as ArrayBuffer]);
+      } catch (err) {
+        // Options that cannot cross threads (none today): signed here, as before the thread.
+        log.warn('signature not handed to the signing thread', { err });
+        sent.delete(sourceId);
+        return signHere(pdf, source, options);
+      }
       return new Promise<Buffer>((resolve, reject) => {
         pending.set(id, { resolve, reject, pdf, source, options });
         busy(worker);
-        worker.postMessage(job, [job.pdf.buffer as ArrayBuffer]);
       });
     },
     warm() {

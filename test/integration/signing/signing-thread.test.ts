@@ -98,6 +98,14 @@ describe('signing thread', () => {
     expect(signer.counts()).toEqual({ thread: 2, here: 1 });
   });
 
+  it('signs here what cannot be handed to the thread', async () => {
+    const signer = thread();
+    const options = { signingTime: new Date(), notCloneable: () => 1 } as unknown as Parameters<PdfSigner['signPdf']>[2];
+    await expectSignedOnce(await signer.signPdf(pdf, source, options));
+    await expectSignedOnce(await signer.signPdf(pdf, source, {}));
+    expect(signer.counts()).toEqual({ thread: 1, here: 1 });
+  });
+
   it('stops the thread once idle, and starts it again for the next signature', async () => {
     const signer = thread({ idleMs: 50 });
     await signer.signPdf(pdf, source, {});
