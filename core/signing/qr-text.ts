@@ -14,7 +14,8 @@ export interface QrFacts {
 export function qrText(facts: QrFacts): string {
   const lines = [
     `FIRMADO POR: ${facts.signerName}`,
-    `FECHA: ${facts.signedAt.toISOString()}`,
+    // To the second, as the signature's own time (/M and the CMS signing time).
+    `FECHA: ${facts.signedAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}`,
     `CERTIFICADO: ${facts.serialNumber}`,
   ];
   if (facts.verifyUrl) lines.push(`VERIFICAR: ${facts.verifyUrl}`);
