@@ -63,7 +63,7 @@ Every file first waits until its size and time have stayed unchanged for 500 ms 
 with \`%%EOF\` (CONTRACT §13); that window is not shortened, so no latency can be below it.
 After it, a file's latency is its wait behind the files ahead of it: the p50 is set by how
 many files per second the agent signs, that is by the CPU each file costs on this machine's
-two cores.
+two cores (the bench's own watching of the folders runs on them too).
 
 What it took (batch from 5.05 s, p50 from 3.11 s, over two sessions):
 
@@ -72,21 +72,27 @@ What it took (batch from 5.05 s, p50 from 3.11 s, over two sessions):
 - one settle timer for every file instead of one poll per file;
 - signatures with keys held by the agent (test certificates, \`.p12\`) built on a signing
   thread (core/signing/signing-thread): the PDF, the stamp and its QR code, the CMS and the RSA
-  operation, ~2.5 ms of a small PDF, run beside the agent's thread instead of on it;
-- writes of the same moment in one commit (\`Store.batch\`, one fsync of SQLite's log): the
-  new files' ledger rows and signing requests, the signatures' results (a software key's
-  attempt is now counted in that same commit) and the files marked done; the delivery engine
-  is woken only when a callback was queued. Commits went from ~3.2 per file to well under one;
+  operation run beside the agent's thread instead of on it;
+- the stamp of one signer in one second made once: the QR's time is to the second, as the
+  signature's own, so a batch's stamps are the same and their QR code (its mask choice alone
+  ~0.3 ms), drawing and compression are not made again for each file;
+- writes a moment apart in one commit (\`Store.batch\`, committed 4 ms after its first write,
+  one fsync of SQLite's log): the new files' ledger rows and signing requests, the signatures'
+  results (a software key's attempt is now counted in that same commit) and the files marked
+  done. Commits went from ~3.2 per file to a few per batch of files in flight. The delivery
+  engine is woken only when a callback was queued, and a created request is answered as
+  inserted instead of read back;
 - folder fsyncs shared by renames waiting at the same time, keeping the order: signed copy
   synced, renamed, its folder synced, then the original moved;
 - 32 files at once (was 4, then 16), never more than 32 MB of PDFs in flight; a file gives back
   its place once its signed copy is durable. A file spends ~75 ms in flight, mostly waiting on
   the disk and on the other files; 32 keep both threads busy.
 
-What remains: per file, ~2.5 ms of the agent's thread (the store: ~30 statements and their
-share of a commit; the files), ~2.5 ms of the signing thread, and in a first batch ~1.5 ms
-more of V8 compiling the code that has just become hot. The RSA operation itself is ~0.9 ms
-and the QR code's mask choice ~0.3 ms.
+What remains, per file: ~2.5–3.5 ms of the agent's thread, mostly the store (~25 statements,
+their kysely building, and a share of a commit) and reading the PDF to check the request;
+~1.5–2 ms of the signing thread (the RSA operation alone ~0.9 ms); and in a first batch ~1.5 ms
+more of V8 compiling the code that has just become hot. This VM's speed varies by up to 2×
+over an hour; the CPU per file columns say how fast it was during the run.
 `;
 
 /** CPU time (ms) used so far by the process `pid`: its main thread, and all its threads (Linux `/proc`). */
