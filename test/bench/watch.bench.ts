@@ -90,7 +90,7 @@ What it took (batch from 5.05 s, p50 from 3.11 s, over two sessions):
 
 What remains, per file: ~2.5–3.5 ms of the agent's thread, mostly the store (~25 statements,
 their kysely building, and a share of a commit) and reading the PDF to check the request;
-~1.5–2 ms of the signing thread (the RSA operation alone ~0.9 ms); and in a first batch ~1.5 ms
+~1.3–1.5 ms of the signing thread (the RSA operation alone ~0.9 ms); and in a first batch ~1.5 ms
 more of V8 compiling the code that has just become hot. This VM's speed varies by up to 2×
 over an hour; the CPU per file columns say how fast it was during the run.
 `;
