@@ -200,14 +200,14 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
         ...(deps.caFile ? { caFile: deps.caFile } : {}),
       });
       // Shares its commit with the other signatures (and watched files) of this moment.
-      const outcome = await store.batch(() => {
+      const closed = await store.batch(() => {
         if (!countedBefore) recordAttempt(store, signature.id, signedAt);
-        if (!recordSigned(store, signature, signed, signedAt)) return 'more';
-        if (nextSignature(store, requestId) !== undefined) return 'more';
-        return finish(requestId, new Date()) || 'more';
+        // More signatures to go, or this one settled meanwhile by another pass: the pass goes on and finds out.
+        if (!recordSigned(store, signature, signed, signedAt) || nextSignature(store, requestId) !== undefined) return undefined;
+        return finish(requestId, new Date());
       });
-      if (outcome === 'more') return true;
-      if (outcome.callback) delivery.wake();
+      if (!closed) return true;
+      if (closed.callback) delivery.wake();
       log.info('signing request signed', { requestId });
       return false;
     } catch (err) {

@@ -1,9 +1,9 @@
 /**
  * Signing off the process's JavaScript thread. Building a signature (reading the PDF, the
- * stamp and its QR code, the CMS, the RSA operation) takes ~3.5 ms of a small PDF, about
- * half of what a watched file costs the agent; the other half (the store, the files) must
- * stay on the process's thread. One worker thread signs with keys held in this process (test
- * certificates, `.p12`), so on two cores the two halves run side by side.
+ * stamp and its QR code, the CMS, the RSA operation) takes a few milliseconds of a small PDF,
+ * about as much as the rest of what a watched file costs the agent (the store, the files),
+ * which must stay on the process's thread. One worker thread signs with keys held in this
+ * process (test certificates, `.p12`), so on two cores the two run side by side.
  *
  * Always on the process's own thread: token keys (a PKCS#11 session belongs to the thread
  * that opened it, and a token does one operation at a time anyway), PDFs above
