@@ -19,7 +19,7 @@ import { deliveredIds, integrity, withStoreFile, scenarioRow, type Row } from '.
 import { envelopeProblems, STORAGE_BUSY, type Family } from './envelopes.js';
 import { addWatchedFolder, call, seededRandom, setUpOffice, SelloUnderTest, tempDir, waitUntil, type Answer, type FaultsSettings } from './harness.js';
 import { alwaysOk, startFaultReceiver } from './receiver.js';
-import { finishAndCheck, nothingLeft, outstanding, serveEnv } from './scenario.js';
+import { finishAndCheck, officeAtWork, outstanding, serveEnv } from './scenario.js';
 import { Workload } from './workload.js';
 
 /** How long the other program holds the lock: far longer than the busy timeout (1 s). */
@@ -90,16 +90,8 @@ export async function dbLock(pki: TestPki, settings: FaultsSettings, log: (line:
   const problems: string[] = [];
   let locker: Locker | undefined;
   try {
-    await sello.start();
-    await workload.createEndpoint();
-    await Promise.all([workload.runDocuments(4, 2), workload.runRequests(3, 2, 1), workload.runFolder(folder.path, 4, 20, 'antes')]);
-    await waitUntil(() => outstanding(dataDir, { path: folder.path, output: folder.output, dropped: workload.dropped.size }), nothingLeft, 60_000, 'lock: before');
-
-    // Deliveries waiting for a retry when the lock comes, and a 16-signature request half-way.
-    receiver.setBehaviour(() => ({ status: 503 }));
-    await workload.runDocuments(3, 1);
-    const pending = workload.documentBody(2000);
-    const pendingDoc = ((await call(sello, 'POST', '/api/v1/documents', { headers: workload.bookHeaders(), body: pending.body })).json as { data: { id: string } }).data.id;
+    // Deliveries waiting for a retry when the lock comes, a pending document, and (below) a 16-signature request half-way.
+    const pendingDoc = await officeAtWork({ sello, workload, receiver, dataDir, folder, what: 'lock' });
     const scanned = await distinctPdfs(5, 'bloqueo');
     const bigPdf = await Workload.requestPdf(16);
     locker = await startLocker(path.join(dataDir, 'sello.db'), HOLD_MS);

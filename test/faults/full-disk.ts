@@ -18,7 +18,7 @@ import { deliveredIds, halfWritten, integrity, scenarioRow, withStoreFile, type 
 import { envelopeProblems, STORAGE_FULL, type Family } from './envelopes.js';
 import { addWatchedFolder, call, seededRandom, setUpOffice, SelloUnderTest, sleep, tempDir, waitUntil, type Answer, type FaultsSettings } from './harness.js';
 import { alwaysOk, startFaultReceiver, type FaultReceiver } from './receiver.js';
-import { finishAndCheck, nothingLeft, outstanding, serveEnv } from './scenario.js';
+import { finishAndCheck, officeAtWork, outstanding, serveEnv } from './scenario.js';
 import { Workload } from './workload.js';
 
 /** Mounts a tmpfs of `sizeMb` at `dir`; the reason when it cannot (not root, no mount). */
@@ -111,19 +111,8 @@ export async function fullDisk(pki: TestPki, settings: FaultsSettings, log: (lin
     receiver = rec;
     const deadline = Date.now() + 240_000;
     const workload = new Workload({ sello, office, receiverUrl: rec.url, random, deadline: () => deadline });
-    await sello.start();
-    await workload.createEndpoint();
-
-    // Before: some of everything, finished.
-    await Promise.all([workload.runDocuments(4, 2), workload.runRequests(3, 2, 1), workload.runFolder(folder.path, 4, 20, 'antes')]);
-    await waitUntil(() => outstanding(dataDir, { path: folder.path, output: folder.output, dropped: workload.dropped.size }), nothingLeft, 60_000, 'disk: before the fill');
-
-    // Deliveries waiting for a retry when the disk fills: the receiver refuses for now.
-    rec.setBehaviour(() => ({ status: 503 }));
-    await workload.runDocuments(3, 1);
-    // A document still pending, whose status change comes while the disk is full.
-    const pending = workload.documentBody(2000);
-    const pendingDoc = ((await call(sello, 'POST', '/api/v1/documents', { headers: workload.bookHeaders(), body: pending.body })).json as { data: { id: string } }).data.id;
+    // Deliveries waiting for a retry when the disk fills, and a document whose status change comes while it is full.
+    const pendingDoc = await officeAtWork({ sello, workload, receiver: rec, dataDir, folder, what: 'disk' });
     // Scanned while there was space; moved into the folder once the disk is full (a rename needs no space).
     const scanned = await distinctPdfs(6, 'lleno');
     scanned.forEach((pdf, i) => fs.writeFileSync(path.join(stage, `lleno-${i}.pdf`), pdf));

@@ -5,7 +5,7 @@
 import { pdfsIn } from '../helpers/watch-files.js';
 import type { TestPki } from '../helpers/test-ca.js';
 import { checkEvents, checkFolder, checkRequests, deliveredIds, emptyCheck, integrity, merge, withStoreFile, type Check } from './checker.js';
-import { waitUntil, type SelloUnderTest } from './harness.js';
+import { call, waitUntil, type SelloUnderTest } from './harness.js';
 import { signatureOk, type FaultReceiver } from './receiver.js';
 import { ENDPOINT_SECRET, EVENT_TYPES, type Workload } from './workload.js';
 
@@ -47,6 +47,23 @@ export function outstanding(dataDir: string, folder?: { path: string; output: st
 }
 
 export const nothingLeft = (o: Record<string, number>): boolean => Object.values(o).every((n) => n === 0);
+
+/**
+ * The opening of a scenario whose fault comes to a working office: some of everything done and
+ * finished, then deliveries waiting for a retry (the receiver refuses for now) and a document
+ * still pending, whose status change comes during the fault. Resolves with that document's id.
+ */
+export async function officeAtWork(o: { sello: SelloUnderTest; workload: Workload; receiver: FaultReceiver; dataDir: string; folder: WatchedFolder; what: string }): Promise<string> {
+  const { sello, workload, folder } = o;
+  await sello.start();
+  await workload.createEndpoint();
+  await Promise.all([workload.runDocuments(4, 2), workload.runRequests(3, 2, 1), workload.runFolder(folder.path, 4, 20, 'antes')]);
+  await waitUntil(() => outstanding(o.dataDir, { path: folder.path, output: folder.output, dropped: workload.dropped.size }), nothingLeft, 60_000, `${o.what}: before`);
+  o.receiver.setBehaviour(() => ({ status: 503 }));
+  await workload.runDocuments(3, 1);
+  const pending = workload.documentBody(2000);
+  return ((await call(sello, 'POST', '/api/v1/documents', { headers: workload.bookHeaders(), body: pending.body })).json as { data: { id: string } }).data.id;
+}
 
 export interface Ending {
   sello: SelloUnderTest;

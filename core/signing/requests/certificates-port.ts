@@ -32,6 +32,11 @@ export function usableCertificate(store: Store, id: string, environment: 'test' 
   }
 }
 
+/** Whether the agent holds any key itself (test certificates, `.p12`): only those are signed on the signing thread. */
+export function holdsSoftwareKeys(store: Store): boolean {
+  return store.first(store.db.selectFrom('certificates').select('id').where('source', '!=', 'token').limit(1)) !== undefined;
+}
+
 export function certificateRow(store: Store, id: string): CertificateRow | undefined {
   return findCertificateRow(store, id);
 }

@@ -19,7 +19,7 @@ import { openKeySource } from '../key-source-for.js';
 import { qrText } from '../qr-text.js';
 import { createInlinePdfSigner, type PdfSigner } from '../signing-thread/index.js';
 import { buildCallbackBody } from './callback-body.js';
-import { certificateRow } from './certificates-port.js';
+import { certificateRow, holdsSoftwareKeys } from './certificates-port.js';
 import type { PinCache } from './pin-cache.js';
 import {
   currentPdf,
@@ -261,7 +261,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
 
   return {
     start() {
-      signer.warm();
+      // An office that signs only with tokens never needs the signing thread; the others have it loaded before the first file.
+      if (holdsSoftwareKeys(store)) signer.warm();
       for (const id of processingRequestIds(store)) void run(id);
     },
     run,

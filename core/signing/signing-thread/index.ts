@@ -28,6 +28,8 @@ export interface PdfSigner {
   close(): Promise<void>;
   /** Signatures made so far on the thread, and here. */
   counts(): { thread: number; here: number };
+  /** Whether the thread is up now. */
+  running(): boolean;
 }
 
 /** Signs on the calling thread: the signing worker's default, for tests that build it alone. */
@@ -41,6 +43,7 @@ export function createInlinePdfSigner(): PdfSigner {
     warm() {},
     close: () => Promise.resolve(),
     counts: () => ({ thread: 0, here }),
+    running: () => false,
   };
 }
 
@@ -187,5 +190,6 @@ export function createSigningThread(opts: SigningThreadOptions): PdfSigner {
     },
     close,
     counts: () => ({ ...counts }),
+    running: () => thread !== undefined,
   };
 }

@@ -93,7 +93,9 @@ describe('signing thread', () => {
     await expectSignedOnce(await signer.signPdf(pdf, tokenLike, {}));
     expect(signer.counts()).toEqual({ thread: 0, here: 1 });
     await signer.signPdf(pdf, source, {});
+    expect(signer.running()).toBe(true);
     await signer.close();
+    expect(signer.running()).toBe(false);
     await expectSignedOnce(await signer.signPdf(pdf, source, {}));
     expect(signer.counts()).toEqual({ thread: 2, here: 1 });
   });
@@ -109,7 +111,9 @@ describe('signing thread', () => {
   it('stops the thread once idle, and starts it again for the next signature', async () => {
     const signer = thread({ idleMs: 50 });
     await signer.signPdf(pdf, source, {});
+    expect(signer.running()).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
+    expect(signer.running()).toBe(false);
     await expectSignedOnce(await signer.signPdf(pdf, source, {}));
     expect(signer.counts()).toEqual({ thread: 2, here: 0 });
   });
@@ -122,6 +126,7 @@ describe('signing thread', () => {
     for (const s of signed) await expectSignedOnce(s);
     await expectSignedOnce(await signer.signPdf(pdf, source, {}));
     expect(signer.counts()).toEqual({ thread: 0, here: 3 });
+    expect(signer.running()).toBe(false); // not started again for each signature
     expect(lines().filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['signing thread could not start; signing on the main thread']);
   });
 
