@@ -7,19 +7,19 @@
  * Stages, as in pyHanko: `preparePdfSignature` (placeholder reserved, digest known; a value
  * that can wait for a PIN) → `buildPadesCms` (./cms.ts) → `embed`. `signPdf` runs all three.
  */
-import { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms.js';
-import { encryptionOf, readEncrypted, type EncryptionKind } from './encryption.js';
-import { docMdpPermission, signatureFields } from './form-fields.js';
-import { listPages, pageCount } from './page-tree.js';
-import { withPdfDocument } from './pdf-document.js';
-import { preparePdfSignature, type StampOptions } from './prepare-signature.js';
-import { displayedSize } from './stamp-geometry.js';
+import { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms/cms.js';
+import { encryptionOf, readEncrypted, type EncryptionKind } from './syntax/encryption.js';
+import { docMdpPermission, signatureFields } from './syntax/form-fields.js';
+import { listPages, pageCount } from './syntax/page-tree.js';
+import { withPdfDocument } from './syntax/pdf-document.js';
+import { preparePdfSignature, type StampOptions } from './sign/prepare-signature.js';
+import { displayedSize } from './stamp/stamp-geometry.js';
 
-export { preparePdfSignature, toPdfDate, type PrepareOptions, type PreparedSignature, type StampOptions } from './prepare-signature.js';
-export { verifyPdfSignatures, type SignatureReport } from './verify-signatures.js';
-export { stampDimensions, type StampDimensions, type StampSize } from './stamp-appearance.js';
-export { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms.js';
-export type { EncryptionKind } from './encryption.js';
+export { preparePdfSignature, toPdfDate, type PrepareOptions, type PreparedSignature, type StampOptions } from './sign/prepare-signature.js';
+export { verifyPdfSignatures, type SignatureReport } from './verify/verify-signatures.js';
+export { stampDimensions, type StampDimensions, type StampSize } from './stamp/stamp-appearance.js';
+export { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms/cms.js';
+export type { EncryptionKind } from './syntax/encryption.js';
 
 export interface PdfPageSummary {
   /** [llx lly urx ury] in default user space, clipped to the media box. */

@@ -1,6 +1,6 @@
 /**
  * Key sources: where a signature is made. Each one is a `KeySource` (certificate, chain,
- * `sign(data)`), which is also the `CmsSigner` that core/pdf/cms.ts asks for.
+ * `sign(data)`), which is also the `CmsSigner` that core/pdf/cms/cms.ts asks for.
  *
  * @example
  *   const source = p12KeySource(await readFile('firma.p12'), password);

@@ -1,6 +1,6 @@
 /**
  * What every key source offers (STYLE "For Sello" §9): the certificate, its chain and
- * `sign(data)`. It has the shape of `CmsSigner` in core/pdf/cms.ts, so the PDF code never
+ * `sign(data)`. It has the shape of `CmsSigner` in core/pdf/cms/cms.ts, so the PDF code never
  * needs to know whether the key is in memory, in a .p12 or on a USB token (pyHanko's
  * "agnostic as to where the cryptographic operations actually happen").
  */

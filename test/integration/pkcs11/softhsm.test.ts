@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildPadesCms } from '../../../core/pdf/cms.js';
+import { buildPadesCms } from '../../../core/pdf/cms/cms.js';
 import { tokenKeySource, type PinRequest } from '../../../core/signing/key-sources/index.js';
 import { loadTokenDriver, type SlotEntry, type TokenDriver } from '../../../native/index.js';
 import type { IssuedCertificate } from '../../../core/certificates/test-ca.js';

@@ -2,7 +2,7 @@
  * Reads back the parts of a CMS SignedData that tests check (RFC 5652 §5), with the same
  * forge ASN.1 helpers the writer uses but none of its logic.
  */
-import { Class, Type, children, content, decode, encode, isContext, oidOf, rawSet, type Asn1Node } from '../../../core/pdf/cms-asn1.js';
+import { Class, Type, children, content, decode, encode, isContext, oidOf, rawSet, type Asn1Node } from '../../../core/pdf/cms/cms-asn1.js';
 
 export interface ParsedAttribute {
   oid: string;

@@ -1,10 +1,10 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SelloError } from '../../../core/errors/index.js';
-import { readCrossReference, reconstructCrossReference } from '../../../core/pdf/cross-reference.js';
-import { PdfDocument, withPdfDocument } from '../../../core/pdf/pdf-document.js';
-import { findPage, pageCount } from '../../../core/pdf/page-tree.js';
-import type { PdfDict } from '../../../core/pdf/pdf-objects.js';
+import { readCrossReference, reconstructCrossReference } from '../../../core/pdf/syntax/cross-reference.js';
+import { PdfDocument, withPdfDocument } from '../../../core/pdf/syntax/pdf-document.js';
+import { findPage, pageCount } from '../../../core/pdf/syntax/page-tree.js';
+import type { PdfDict } from '../../../core/pdf/syntax/pdf-objects.js';
 
 /** Assembles a file from `[num, body]` objects, returning bytes and offsets. */
 function assemble(header: string, objects: Array<[number, string | Buffer]>): { bytes: Buffer; offsets: Map<number, number> } {

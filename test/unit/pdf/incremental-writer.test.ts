@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readCrossReference, type CrossReference } from '../../../core/pdf/cross-reference.js';
-import { buildIncrementalUpdate } from '../../../core/pdf/incremental-writer.js';
-import { PdfDocument } from '../../../core/pdf/pdf-document.js';
-import { PdfDict, PdfRef, name } from '../../../core/pdf/pdf-objects.js';
+import { readCrossReference, type CrossReference } from '../../../core/pdf/syntax/cross-reference.js';
+import { buildIncrementalUpdate } from '../../../core/pdf/sign/incremental-writer.js';
+import { PdfDocument } from '../../../core/pdf/syntax/pdf-document.js';
+import { PdfDict, PdfRef, name } from '../../../core/pdf/syntax/pdf-objects.js';
 import { makePdf } from '../../helpers/pdf-fixtures.js';
 
 function update(xref: CrossReference, pdf: Buffer): Buffer {

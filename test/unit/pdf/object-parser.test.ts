@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PdfSyntaxError, parseIndirectObject, parseObject } from '../../../core/pdf/object-parser.js';
-import type { PdfDict, PdfStream, PdfString } from '../../../core/pdf/pdf-objects.js';
-import { PdfName, PdfRef } from '../../../core/pdf/pdf-objects.js';
+import { PdfSyntaxError, parseIndirectObject, parseObject } from '../../../core/pdf/syntax/object-parser.js';
+import type { PdfDict, PdfStream, PdfString } from '../../../core/pdf/syntax/pdf-objects.js';
+import { PdfName, PdfRef } from '../../../core/pdf/syntax/pdf-objects.js';
 
 const parse = (s: string) => parseObject(Buffer.from(s, 'latin1'), 0).value;
 

@@ -1,12 +1,12 @@
 /**
- * The stamp's appearance (core/pdf/stamp-appearance.ts) and the QR text (core/signing/qr-text.ts):
+ * The stamp's appearance (core/pdf/stamp/stamp-appearance.ts) and the QR text (core/signing/qr-text.ts):
  * the time is to the second, and a stamp made again with the same facts is the same stream,
  * made once.
  */
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { stampAppearance, stampContent, stampDimensions } from '../../../core/pdf/stamp-appearance.js';
-import type { Matrix } from '../../../core/pdf/stamp-geometry.js';
+import { stampAppearance, stampContent, stampDimensions } from '../../../core/pdf/stamp/stamp-appearance.js';
+import type { Matrix } from '../../../core/pdf/stamp/stamp-geometry.js';
 import { qrText } from '../../../core/signing/qr-text.js';
 
 const upright: Matrix = [1, 0, 0, 1, 0, 0];

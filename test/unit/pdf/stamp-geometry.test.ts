@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SelloError } from '../../../core/errors/index.js';
-import { appearanceMatrix, displayedSize, displayedToUser, placeStamp } from '../../../core/pdf/stamp-geometry.js';
-import { stampDimensions } from '../../../core/pdf/stamp-appearance.js';
-import type { Box } from '../../../core/pdf/page-tree.js';
+import { appearanceMatrix, displayedSize, displayedToUser, placeStamp } from '../../../core/pdf/stamp/stamp-geometry.js';
+import { stampDimensions } from '../../../core/pdf/stamp/stamp-appearance.js';
+import type { Box } from '../../../core/pdf/syntax/page-tree.js';
 
 const crop: Box = [30, 50, 580, 760]; // 550 × 710
 

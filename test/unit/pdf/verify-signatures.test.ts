@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signPdf, verifyPdfSignatures } from '../../../core/pdf/index.js';
-import { rc4 } from '../../../core/pdf/encryption.js';
-import { parsePdfDate } from '../../../core/pdf/verify-signatures.js';
+import { rc4 } from '../../../core/pdf/syntax/encryption.js';
+import { parsePdfDate } from '../../../core/pdf/verify/verify-signatures.js';
 import { makePdf } from '../../helpers/pdf-fixtures.js';
 import { testPdfSigner } from '../../helpers/pdf-signer.js';
 

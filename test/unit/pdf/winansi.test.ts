@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { helveticaWidth, toWinAnsi, wrapText } from '../../../core/pdf/winansi.js';
+import { helveticaWidth, toWinAnsi, wrapText } from '../../../core/pdf/stamp/winansi.js';
 
 describe('toWinAnsi', () => {
   it('encodes Spanish letters as their CP1252 bytes (Annex D.2)', () => {

@@ -18,7 +18,7 @@
  * certificate and a `sign(data)` that returns the signature of SHA-256(data).
  */
 import { X509Certificate, createHash, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import {
   OID,
   algorithm,

@@ -6,16 +6,16 @@
  * The result is a value that can wait (for a PIN, a token) before `embed` adds the CMS.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { SelloError } from '../errors/index.js';
-import { encryptedError, encryptionOf, readEncrypted } from './encryption.js';
-import { docMdpPermission, topLevelFieldNames } from './form-fields.js';
+import { SelloError } from '../../errors/index.js';
+import { encryptedError, encryptionOf, readEncrypted } from '../syntax/encryption.js';
+import { docMdpPermission, topLevelFieldNames } from '../syntax/form-fields.js';
 import { buildIncrementalUpdate, type UpdateObject } from './incremental-writer.js';
-import { formatObject } from './object-writer.js';
-import { findPage } from './page-tree.js';
-import { withPdfDocument, type PdfDocument } from './pdf-document.js';
-import { PdfDict, PdfRef, PdfString, name, textString } from './pdf-objects.js';
-import { stampAppearance, stampDimensions, type StampSize } from './stamp-appearance.js';
-import { placeStamp } from './stamp-geometry.js';
+import { formatObject } from '../syntax/object-writer.js';
+import { findPage } from '../syntax/page-tree.js';
+import { withPdfDocument, type PdfDocument } from '../syntax/pdf-document.js';
+import { PdfDict, PdfRef, PdfString, name, textString } from '../syntax/pdf-objects.js';
+import { stampAppearance, stampDimensions, type StampSize } from '../stamp/stamp-appearance.js';
+import { placeStamp } from '../stamp/stamp-geometry.js';
 
 export interface StampOptions {
   /** 1-based page number, or 'last'. */

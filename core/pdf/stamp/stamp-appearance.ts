@@ -6,9 +6,9 @@
  */
 import { deflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
-import { SelloError } from '../errors/index.js';
-import { formatNumber, formatString } from './object-writer.js';
-import { PdfDict, PdfName, PdfStream, PdfString, name } from './pdf-objects.js';
+import { SelloError } from '../../errors/index.js';
+import { formatNumber, formatString } from '../syntax/object-writer.js';
+import { PdfDict, PdfName, PdfStream, PdfString, name } from '../syntax/pdf-objects.js';
 import type { Matrix } from './stamp-geometry.js';
 import { wrapText } from './winansi.js';
 

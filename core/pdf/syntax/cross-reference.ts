@@ -7,7 +7,7 @@
  * When the chain is unusable (startxref or offsets wrong) `reconstructCrossReference` rebuilds
  * the table by scanning for `N G obj`, the way every reader recovers such files.
  */
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import { PdfSyntaxError, parseIndirectObject, parseObject, readInteger, readRegular, skipWhitespace } from './object-parser.js';
 import { PdfDict, PdfName, PdfStream, type PdfObject } from './pdf-objects.js';
 import { decodeStream } from './stream-filters.js';

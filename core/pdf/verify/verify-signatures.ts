@@ -5,10 +5,10 @@
  * a separate question, left to `certificates/`.
  */
 import { X509Certificate, constants, createHash, createVerify, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { DerError, childrenOf, contentOf, octetsOf, oidOf, readTlv, type Tlv } from './der-reader.js';
-import { signatureFields } from './form-fields.js';
-import { withPdfDocument, type PdfDocument } from './pdf-document.js';
-import { PdfString, decodeTextString, type PdfDict } from './pdf-objects.js';
+import { DerError, childrenOf, contentOf, octetsOf, oidOf, readTlv, type Tlv } from '../cms/der-reader.js';
+import { signatureFields } from '../syntax/form-fields.js';
+import { withPdfDocument, type PdfDocument } from '../syntax/pdf-document.js';
+import { PdfString, decodeTextString, type PdfDict } from '../syntax/pdf-objects.js';
 
 export interface SignatureReport {
   /** The signature field's fully qualified name. */

@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import {
   OID,
   Type,

@@ -8,9 +8,9 @@
  * After a reconstructed (damaged) cross-reference, the update carries a complete section and no
  * /Prev, so readers never need the broken one again.
  */
-import type { CrossReference, XrefEntry } from './cross-reference.js';
-import { formatObject, writeIndirect } from './object-writer.js';
-import { PdfDict, PdfName, PdfStream, type PdfObject } from './pdf-objects.js';
+import type { CrossReference, XrefEntry } from '../syntax/cross-reference.js';
+import { formatObject, writeIndirect } from '../syntax/object-writer.js';
+import { PdfDict, PdfName, PdfStream, type PdfObject } from '../syntax/pdf-objects.js';
 
 export interface UpdateObject {
   num: number;

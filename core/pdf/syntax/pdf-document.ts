@@ -3,7 +3,7 @@
  * (§7.5 file structure, §7.5.7 object streams). Nothing here loads the whole document, so
  * opening a 100 MB file costs the trailer, the xref chain and the few objects the signer reads.
  */
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import {
   BrokenXrefError,
   readCrossReference,

@@ -10,7 +10,7 @@
  * Only the standard security handler (§7.6.3) can be checked; any other handler is `user`.
  */
 import { createCipheriv, createHash } from 'node:crypto';
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import type { PdfDocument } from './pdf-document.js';
 import { PdfString, type PdfDict } from './pdf-objects.js';
 

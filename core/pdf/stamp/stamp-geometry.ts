@@ -4,8 +4,8 @@
  * has to be undone: the widget's /Rect is in unrotated default user space (§12.5.2), and the
  * appearance gets a /Matrix that turns it so it reads upright (§12.5.5, §8.10.1 Form XObjects).
  */
-import { SelloError } from '../errors/index.js';
-import type { Box } from './page-tree.js';
+import { SelloError } from '../../errors/index.js';
+import type { Box } from '../syntax/page-tree.js';
 
 export type Matrix = [number, number, number, number, number, number];
 

@@ -4,7 +4,7 @@
  * to the page is read. Attributes inheritable per §7.7.3.4 (Table 30: MediaBox, CropBox,
  * Rotate, Resources) are collected along that path.
  */
-import { SelloError } from '../errors/index.js';
+import { SelloError } from '../../errors/index.js';
 import { BrokenXrefError } from './cross-reference.js';
 import type { PdfDocument } from './pdf-document.js';
 import type { PdfDict} from './pdf-objects.js';
