@@ -194,6 +194,16 @@ export const errorCatalog = {
     es: 'El PDF está certificado y no admite más cambios ni firmas (DocMDP P=1).',
     en: 'The PDF is certified and allows no further changes or signatures (DocMDP P=1).',
   },
+  pdf_too_complex: {
+    status: 400,
+    es: 'El PDF supera los límites de lectura de Sello (tamaño, memoria o tiempo): puede estar construido para bloquear a quien lo abra. Vuelva a generarlo o imprímalo a PDF desde el programa original.',
+    en: 'The PDF exceeds Sello’s reading limits (size, memory or time): it may be built to exhaust whoever opens it. Generate it again or print it to PDF from the original program.',
+  },
+  pdf_output_unreadable: {
+    status: 400,
+    es: 'La copia firmada no se pudo leer de vuelta con la firma en su lugar; no se entrega. El PDF original tiene una estructura que Sello no puede completar sin riesgo.',
+    en: 'The signed copy could not be read back with its signature in place; it is not delivered. The original PDF has a structure Sello cannot extend safely.',
+  },
   page_out_of_range: {
     status: 400,
     es: 'La página indicada no existe en el PDF.',

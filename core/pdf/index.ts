@@ -12,10 +12,19 @@ import { encryptionOf, readEncrypted, type EncryptionKind } from './syntax/encry
 import { docMdpPermission, signatureFields } from './syntax/form-fields.js';
 import { listPages, pageCount } from './syntax/page-tree.js';
 import { withPdfDocument } from './syntax/pdf-document.js';
-import { preparePdfSignature, type StampOptions } from './sign/prepare-signature.js';
+import { embedCms, preparePdfSignature, type PreparedUpdate, type StampOptions } from './sign/prepare-signature.js';
+import { readBackSignature } from './verify/read-back.js';
 import { displayedSize } from './stamp/stamp-geometry.js';
 
-export { preparePdfSignature, toPdfDate, type PrepareOptions, type PreparedSignature, type StampOptions } from './sign/prepare-signature.js';
+export {
+  embedCms,
+  preparePdfSignature,
+  toPdfDate,
+  type PrepareOptions,
+  type PreparedSignature,
+  type PreparedUpdate,
+  type StampOptions,
+} from './sign/prepare-signature.js';
 export { verifyPdfSignatures, type SignatureReport } from './verify/verify-signatures.js';
 export { stampDimensions, type StampDimensions, type StampSize } from './stamp/stamp-appearance.js';
 export { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms/cms.js';
@@ -105,5 +114,21 @@ export async function signPdfParts(pdf: Buffer, signer: CmsSigner, opts: SignPdf
     ...(opts.timestampUrl ? { timestampUrl: opts.timestampUrl } : {}),
     ...(opts.caFile ? { caFile: opts.caFile } : {}),
   });
-  return prepared.embedParts(cms);
+  return [pdf, completeSignature(pdf, prepared, cms)];
+}
+
+/**
+ * The last stage: `cms` written into the prepared update, and the signed file read back with
+ * Sello's own reader. Returns the update; throws `pdf_output_unreadable` for an output in which
+ * a reader would not find the new signature (nothing is then reported signed).
+ *
+ * @example
+ *   const prepared = preparePdfSignature(pdf, { signingTime, contentsSize });
+ *   const cms = await buildPadesCms({ digest: prepared.digest, signer: token });
+ *   const update = completeSignature(pdf, prepared, cms); // the signed file is pdf + update
+ */
+export function completeSignature(pdf: Buffer, prepared: PreparedUpdate, cms: Buffer): Buffer {
+  const update = embedCms(prepared, cms);
+  readBackSignature(pdf, update, prepared, cms);
+  return update;
 }

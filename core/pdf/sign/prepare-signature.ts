@@ -41,11 +41,25 @@ export interface PrepareOptions {
   contentsSize: number;
 }
 
-export interface PreparedSignature {
+/**
+ * A prepared signature as plain data, so that it can cross threads: the signing thread (or a
+ * parse worker) prepares, the thread that holds the key (a token's session) builds the CMS,
+ * and `embedCms` puts it in place.
+ */
+export interface PreparedUpdate {
   /** [0, a, b, c]: the two signed ranges around the /Contents hex string. */
   byteRange: [number, number, number, number];
   /** SHA-256 over both ranges: what the CMS's message-digest attribute must equal. */
   digest: Buffer;
+  /** The bytes appended to the original, /ByteRange filled, /Contents still zeros. */
+  update: Buffer;
+  /** Offset of `<` of /Contents inside `update`. */
+  contentsAt: number;
+  /** Bytes reserved for the DER CMS (the hex string holds twice as many digits). */
+  contentsSize: number;
+}
+
+export interface PreparedSignature extends PreparedUpdate {
   /** The original bytes followed by the update with `cms` embedded. Throws if `cms` does not fit. */
   embed(cms: Buffer): Buffer;
   /** The same as two chunks (original, update), to write a large file without joining them. */
@@ -195,19 +209,23 @@ function finishPreparation(pdf: Buffer, built: SignatureUpdate, contentsSize: nu
     .update(update.subarray(0, contentsAt))
     .update(update.subarray(contentsAt + contentsSize * 2 + 2))
     .digest();
-  const parts = (cms: Buffer): [Buffer, Buffer] => {
-    if (cms.length > contentsSize) {
-      throw new Error(`La firma CMS (${cms.length} bytes) no cabe en el espacio reservado (${contentsSize} bytes)`);
-    }
-    const out = Buffer.from(update);
-    out.write(cms.toString('hex'), contentsAt + 1, 'latin1');
-    return [pdf, out];
-  };
+  const prepared: PreparedUpdate = { byteRange, digest, update, contentsAt, contentsSize };
   return {
-    byteRange,
-    digest,
-    embedParts: parts,
-    embed: (cms) => Buffer.concat(parts(cms)),
+    ...prepared,
+    embedParts: (cms) => [pdf, embedCms(prepared, cms)],
+    embed: (cms) => Buffer.concat([pdf, embedCms(prepared, cms)]),
   };
 }
 
+/**
+ * The update of `prepared` with `cms` written into its /Contents (a copy: `prepared` stays
+ * reusable). Throws if `cms` does not fit the space reserved.
+ */
+export function embedCms(prepared: PreparedUpdate, cms: Buffer): Buffer {
+  if (cms.length > prepared.contentsSize) {
+    throw new Error(`La firma CMS (${cms.length} bytes) no cabe en el espacio reservado (${prepared.contentsSize} bytes)`);
+  }
+  const out = Buffer.from(prepared.update);
+  out.write(cms.toString('hex'), prepared.contentsAt + 1, 'latin1');
+  return out;
+}

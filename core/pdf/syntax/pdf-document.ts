@@ -159,3 +159,16 @@ export function withPdfDocument<T>(bytes: Buffer, fn: (doc: PdfDocument) => T): 
     throw err;
   }
 }
+
+/**
+ * Runs `fn` on a file given as consecutive parts (an original and the update appended to it),
+ * read through its own cross-reference chain only: no reconstruction, since a signed output
+ * that a reader could only find by repairing it is not a signed output.
+ *
+ * TODO(limits): read the parts in place instead of joining them (objects never cross a part
+ * boundary), so that reading back a 100 MB output does not double it in memory.
+ */
+export function withPdfParts<T>(parts: Buffer[], fn: (doc: PdfDocument) => T): T {
+  const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return fn(new PdfDocument(bytes, readCrossReference(bytes)));
+}
