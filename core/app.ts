@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import path from 'node:path';
 import { createRateLimiter, releaseAbandonedIdempotencyKeys } from './auth/index.js';
 import { syncCatalogs } from './catalogs/index.js';
-import type { Config } from './config.js';
-import { lockDataDir, prepareDataDir } from './data-dir.js';
+import { ConfigError, type Config } from './config.js';
+import { readTrustRoots, sealStoredP12, testCaAnchors } from './certificates/index.js';
+import { lockDataDir, prepareDataDir, restrictDataDir } from './data-dir.js';
 import { openStore, type Store } from './db/index.js';
 import { createHttpApp } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -29,7 +29,7 @@ import { signingRequestRoutes } from './http/family-a/signing-requests.js';
 import { signingAdminRoutes } from './http/admin/signing.js';
 import { signatureRequestResource } from './http/resources/signature-requests.js';
 import { createPinCache, createSigningRequests, createSigningWorker } from './signing/requests/index.js';
-import { createSigningThread } from './signing/signing-thread/index.js';
+import { createPdfThread } from './signing/pdf-thread/index.js';
 import { certificateRoutes } from './http/family-a/certificates.js';
 import { certificateAdminRoutes } from './http/admin/certificates.js';
 import { folderAdminRoutes } from './http/admin/folders.js';
@@ -67,11 +67,22 @@ export function storeFile(dataDir: string): string {
   return path.join(dataDir, 'sello.db');
 }
 
-/** Opens the data folder's store for a one-shot command (books, keys…), with migrations. */
+/**
+ * Opens the data folder's store for a one-shot command (books, keys…) or the agent: with
+ * migrations, and the steps that need the data folder's key (a `.p12` of an earlier version
+ * sealed at rest).
+ */
 export async function openDataStore(dataDir: string): Promise<Store> {
   prepareDataDir(dataDir);
   const store = await openStore(storeFile(dataDir));
-  restrictStoreFiles(dataDir);
+  try {
+    // The store's files, just created by SQLite with the umask's mode.
+    restrictDataDir(dataDir);
+    sealStoredP12(store, () => loadSecretBox(dataDir));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   return store;
 }
 
@@ -85,24 +96,21 @@ export async function withDataStore<T>(dataDir: string, fn: (store: Store) => Pr
   }
 }
 
-function restrictStoreFiles(dataDir: string): void {
-  for (const name of ['sello.db', 'sello.db-wal', 'sello.db-shm']) {
-    try {
-      fs.chmodSync(path.join(dataDir, name), 0o600);
-    } catch {
-      // The -wal/-shm files come and go with connections.
-    }
-  }
-}
-
 /**
  * The composition root: opens the data folder, wires every part with its
  * dependencies, listens, and returns what stops it all in reverse order.
  */
-export async function startAgent(config: Config, options: { log?: Logger } = {}): Promise<Agent> {
+export interface StartOptions {
+  log?: Logger;
+  /** The PDF thread's entry: tests give one whose reader misbehaves on marked files. */
+  pdfThreadEntry?: URL;
+}
+
+export async function startAgent(config: Config, options: StartOptions = {}): Promise<Agent> {
   const log = options.log ?? createLogger(config.logLevel);
   if (!LOOPBACK.has(config.host)) {
-    throw new Error(
+    // A setting the user chose: one line on the CLI, like every other ConfigError.
+    throw new ConfigError(
       `Escuchar en ${config.host} requiere TLS, que esta versión todavía no configura. Use --host 127.0.0.1 (predeterminado).`,
     );
   }
@@ -135,15 +143,24 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
     const documents = createDocuments(store, delivery);
     // CONTRACT §11: signing requests; the worker resumes what a previous process left processing.
     const pins = createPinCache({ store, secrets, ttlMs: config.pinCacheSeconds * 1000 });
-    // Signatures with keys held here are built on a thread of their own (core/signing/signing-thread).
-    const signingThread = createSigningThread({ log: log.child({ module: 'signing' }) });
-    stops.push(() => signingThread.close());
-    const signingWorker = createSigningWorker({ store, secrets, log: log.child({ module: 'signing' }), delivery, pins, tsaUrl: config.tsaUrl, caFile: config.caFile, signer: signingThread });
+    // Every PDF from outside is read and signed on a thread of its own, within a deadline and a
+    // memory limit (core/signing/pdf-thread): a hostile file fails its job, never the agent.
+    const pdfs = createPdfThread({
+      log: log.child({ module: 'pdf-thread' }),
+      deadlineMs: config.pdfDeadlineMs,
+      memoryMb: config.pdfMemoryMb,
+      ...(options.pdfThreadEntry ? { entry: options.pdfThreadEntry } : {}),
+    });
+    stops.push(() => pdfs.close());
+    const signingWorker = createSigningWorker({ store, secrets, log: log.child({ module: 'signing' }), delivery, pins, tsaUrl: config.tsaUrl, caFile: config.caFile, pdfs });
     // Stopped after the server and before delivery (stops run in reverse).
     stops.push(() => signingWorker.stop());
-    const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins });
+    const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins, pdfs });
     // CONTRACT §13: watched folders sign through signing requests; started after the worker, stopped before it.
     const folderWatcher = createFolderWatcher({ store, requests: signingRequests, worker: signingWorker, log: log.child({ module: 'watch' }), settings: watchSettings() });
+
+    // Roots that verified PDFs' signers may chain to (SELLO_TRUST_ROOTS): a bad file stops the start, like any setting.
+    const configuredRoots = config.trustRoots ? await readTrustRoots(config.trustRoots) : [];
 
     // Set once the server listens; the status route reads it lazily.
     let baseUrl = '';
@@ -158,7 +175,7 @@ export async function startAgent(config: Config, options: { log?: Logger } = {})
       routes: [
         ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)], readCache),
         ...documentRoutes(store, documents),
-        ...downloadRoutes(documents),
+        ...downloadRoutes(documents, pdfs, { trustAnchors: async () => [...(await testCaAnchors(config.dataDir)), ...configuredRoots] }),
         ...signingRequestRoutes(store, signingRequests),
         ...signingAdminRoutes(signingRequests),
         ...certificateRoutes(store),

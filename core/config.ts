@@ -23,9 +23,22 @@ export interface Config {
   pkcs11Modules: string[];
   /** A PEM file of extra CAs trusted for HTTPS destinations. */
   caFile: string | undefined;
+  /**
+   * A PEM bundle of root certificates that signers of verified PDFs may chain to
+   * (`SELLO_TRUST_ROOTS`), besides the data folder's test CA. Not used for HTTPS.
+   */
+  trustRoots: string | undefined;
   logLevel: LogLevel;
   /** How long a token PIN given at approval stays in memory (`SELLO_PIN_CACHE_SECONDS`, 15 min; CONTRACT §11). */
   pinCacheSeconds: number;
+  /**
+   * Longest one untrusted phase of a PDF (reading it, preparing its signature, reading the signed
+   * copy back) may run on the PDF thread before the thread is stopped and the job failed
+   * (`SELLO_PDF_DEADLINE_MS`, 30 s; docs/signing.md).
+   */
+  pdfDeadlineMs: number;
+  /** The PDF thread's JavaScript heap (`SELLO_PDF_MEMORY_MB`, 512 MB): a PDF that needs more fails its job, never the agent. */
+  pdfMemoryMb: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -84,7 +97,11 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     tsaUrl: overrides.tsaUrl ?? (env.SELLO_TSA_URL || undefined),
     pkcs11Modules: overrides.pkcs11Modules ?? listSetting(env, 'PKCS11_MODULES', path.delimiter),
     caFile: overrides.caFile ?? (env.SELLO_CA_FILE || undefined),
+    trustRoots: overrides.trustRoots ?? (env.SELLO_TRUST_ROOTS || undefined),
     logLevel: overrides.logLevel ?? logLevel,
     pinCacheSeconds: overrides.pinCacheSeconds ?? numberSetting(env, 'PIN_CACHE_SECONDS', 15 * 60, 0),
+    pdfDeadlineMs: overrides.pdfDeadlineMs ?? numberSetting(env, 'PDF_DEADLINE_MS', 30_000, 100),
+    // Below 64 MB the thread cannot even load its own code.
+    pdfMemoryMb: overrides.pdfMemoryMb ?? numberSetting(env, 'PDF_MEMORY_MB', 512, 64),
   };
 }

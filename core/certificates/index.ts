@@ -49,3 +49,5 @@ export {
 } from './certificate-records.js';
 export { parseTestCertificateRequest, testCertificateRuleViolations, type TestCertificateRequest } from './test-request.js';
 export { issueTestCertificate, openDataTestCa, subjectFor } from './test-issuance.js';
+export { sealStoredP12 } from './p12-at-rest.js';
+export { listTrustAnchors, readTrustRoots, testCaAnchors } from './trust-anchors.js';

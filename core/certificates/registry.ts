@@ -63,21 +63,22 @@ function baseRow(certificate: Buffer, chain: Buffer[], source: CertificateRow['s
 
 /**
  * Imports a `.p12`: checks the password by opening it, then keeps the file and the
- * password sealed with the data folder's key, so later signatures need no prompt
- * (CONTRACT §1). Importing the same certificate again updates the stored file.
+ * password, both sealed with the data folder's key, so later signatures need no prompt
+ * (CONTRACT §1) and a copy of the store alone gives nothing to attack the password with.
+ * Importing the same certificate again updates the stored file.
  */
 export function importP12(store: Store, secrets: SecretBox, p12: Buffer, password: string): CertificateRecord {
   const contents = readP12(p12, password);
   const row = baseRow(contents.certificate, contents.chain, 'p12', 'live');
-  const sealed = secrets.seal(password);
+  const sealed = { p12: null, p12_sealed: secrets.sealBytes(p12), p12_password_sealed: secrets.seal(password) };
   return store.transaction(() => {
     const existing = store.first(store.db.selectFrom('certificates').select('id').where('fingerprint', '=', row.fingerprint).where('source', '=', 'p12'));
     if (existing) {
-      store.run(store.db.updateTable('certificates').set({ ...describedColumns(row), p12, p12_password_sealed: sealed }).where('id', '=', existing.id));
+      store.run(store.db.updateTable('certificates').set({ ...describedColumns(row), ...sealed }).where('id', '=', existing.id));
       return getCertificate(store, existing.id);
     }
     const id = crypto.randomUUID();
-    store.run(store.db.insertInto('certificates').values({ id, ...row, p12, p12_password_sealed: sealed, created_at: new Date().toISOString() }));
+    store.run(store.db.insertInto('certificates').values({ id, ...row, ...sealed, created_at: new Date().toISOString() }));
     return getCertificate(store, id);
   });
 }

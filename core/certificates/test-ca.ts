@@ -11,7 +11,7 @@
  * subject/authority key identifiers (RFC 5280 §4.2.1.1–2).
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -88,7 +88,9 @@ const CERT_FILE = 'test-ca.cert.pem';
 const KEY_FILE = 'test-ca.key.pem';
 
 /**
- * Opens the test CA in `dir`, creating it (and the folder) the first time.
+ * Opens the test CA in `dir`, creating it (and the folder) the first time. The folder is
+ * 0700 and its files 0600 (the CA's key signs every test certificate), also when an earlier
+ * version made them looser.
  *
  * @example
  *   const ca = await openTestCa(join(dataDir, 'test-ca'));
@@ -96,7 +98,8 @@ const KEY_FILE = 'test-ca.key.pem';
  *   // leaf.certificate (DER), leaf.privateKey (KeyObject), leaf.chain = [ca.certificate]
  */
 export async function openTestCa(dir: string, opts: { commonName?: string } = {}): Promise<TestCa> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await restrict(dir, 0o700);
   const certificatePath = join(dir, CERT_FILE);
   const keyPath = join(dir, KEY_FILE);
   let certPem: string;
@@ -110,10 +113,17 @@ export async function openTestCa(dir: string, opts: { commonName?: string } = {}
     const tag = randomBytes(4).toString('hex');
     await writeFile(`${keyPath}.${tag}`, keyPem, { mode: 0o600 });
     await rename(`${keyPath}.${tag}`, keyPath);
-    await writeFile(`${certificatePath}.${tag}`, certPem);
+    await writeFile(`${certificatePath}.${tag}`, certPem, { mode: 0o600 });
     await rename(`${certificatePath}.${tag}`, certificatePath);
   }
+  await Promise.all([restrict(keyPath, 0o600), restrict(certificatePath, 0o600)]);
   return makeTestCa(dir, certificatePath, certPem, createPrivateKey(keyPem));
+}
+
+/** Takes off `file` the permission bits outside `allowed` (group and others). */
+async function restrict(file: string, allowed: number): Promise<void> {
+  const mode = (await stat(file)).mode & 0o777;
+  if ((mode & ~allowed) !== 0) await chmod(file, mode & allowed);
 }
 
 function makeTestCa(dir: string, certificatePath: string, certPem: string, caKey: KeyObject): TestCa {

@@ -8,6 +8,7 @@ import { UsageError, type Io } from './args.js';
 import { books, keys } from './books-keys.js';
 import { serve } from './serve.js';
 import { certs, sign, tokens, verify } from './signing.js';
+import { debugging } from './debug.js';
 import { folders } from './folders.js';
 
 export type { Io } from './args.js';
@@ -27,7 +28,7 @@ Uso: sello <comando> [opciones]
   certs list
   certs issue-test --type T --validity D --principal ARCHIVO.json [--organization ARCHIVO.json]
   sign ARCHIVO.pdf --cert ID --page N|last --x X --y Y [--size s|m|l] [--out SALIDA.pdf] [--pin-stdin]
-  verify ARCHIVO.pdf                          cada firma: firmante, hora, íntegra o no
+  verify ARCHIVO.pdf [--trust RAICES.pem]     cada firma: íntegra o no, cambios posteriores, de confianza o no
   folders add CARPETA --cert ID [--page N|last] [--x X] [--y Y] [--size s|m|l] [--poll]
   folders list                                carpetas vigiladas y archivos en espera
   folders remove ID
@@ -70,7 +71,14 @@ const processIo: Io = {
   askHidden,
 };
 
-/** Runs `sello ARGS…`; returns the exit code. Never throws. */
+/** One line: a message that came with line breaks is joined. */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ');
+
+/**
+ * Runs `sello ARGS…`; returns the exit code. Never throws. Every error is one line on stderr:
+ * usage (exit 2), a coded error as `CODE: mensaje`, a few known faults of the machine in plain
+ * words, and anything else as `internal_error` (its stack only with SELLO_DEBUG=1).
+ */
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...args] = argv;
   try {
@@ -90,8 +98,12 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
       io.err(`sello: ${err.message}`);
       return 2;
     }
-    if (isSelloError(err) || err instanceof ConfigError || err instanceof DataDirLockedError) {
-      io.err(`sello: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
+    if (isSelloError(err)) {
+      io.err(`sello: ${err.code}: ${oneLine(err.message)}`);
+      return 1;
+    }
+    if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+      io.err(`sello: ${oneLine(err.message)}`);
       return 1;
     }
     const e = err as NodeJS.ErrnoException;
@@ -103,7 +115,9 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
       io.err(`sello: sin permiso para escribir en ${e.path ?? 'la carpeta de datos'}.`);
       return 1;
     }
-    io.err(`sello: ${(e.message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`);
+    // Never a raw JavaScript message: what it says means nothing to the person at the terminal.
+    io.err('sello: internal_error: Error interno de Sello. Vuelva a ejecutar el comando con SELLO_DEBUG=1 para ver el detalle técnico.');
+    if (debugging()) io.err(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;
   }
 }

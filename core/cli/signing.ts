@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { withDataStore } from '../app.js';
-import { findCertificateRow, importP12, listCertificates, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
+import { findCertificateRow, importP12, listCertificates, listTrustAnchors, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
 import { scanTokenModule } from '../signing/token-scan.js';
 import { loadConfig } from '../config.js';
-import { SelloError } from '../errors/index.js';
-import { verifyPdfSignatures } from '../pdf/index.js';
+import { SelloError, isSelloError } from '../errors/index.js';
+import type { SignatureReport } from '../pdf/index.js';
 import { loadSecretBox } from '../secrets/index.js';
 import { openKeySource } from '../signing/key-source-for.js';
 import type { PinProvider } from '../signing/key-sources/index.js';
@@ -14,6 +14,8 @@ import { signPdfFile } from '../signing/sign-file.js';
 import { candidateModules } from '../../native/index.js';
 import { dataDirOf, oneOf, parse, UsageError, type Io } from './args.js';
 import { issueTest } from './certs-test.js';
+import { withPdfThread } from './pdf-thread.js';
+import { verifyJson, verifyLine } from './verify-report.js';
 
 function certificateLine(c: CertificateRecord): string {
   const where = c.source === 'token' ? `token ${c.tokenLabel ?? ''}`.trim() : c.source;
@@ -174,12 +176,15 @@ export async function sign(args: string[], io: Io): Promise<number> {
     try {
       const summary = summarizeCertificate(row.certificate);
       const signedAt = new Date();
-      await signPdfFile(input, output, opened.source, {
-        signingTime: signedAt,
-        stamp: { page, x, y, size, signerName: summary.subjectName, qrText: qrText({ signerName: summary.subjectName, signedAt, serialNumber: summary.serialNumber }) },
-        ...(config.tsaUrl ? { timestampUrl: config.tsaUrl } : {}),
-        ...(config.caFile ? { caFile: config.caFile } : {}),
-      });
+      // The file is read and signed on a PDF thread, within the agent's deadline and memory limit.
+      await withPdfThread(config, (pdfs) =>
+        signPdfFile(pdfs, input, output, opened.source, {
+          signingTime: signedAt,
+          stamp: { page, x, y, size, signerName: summary.subjectName, qrText: qrText({ signerName: summary.subjectName, signedAt, serialNumber: summary.serialNumber }) },
+          ...(config.tsaUrl ? { timestampUrl: config.tsaUrl } : {}),
+          ...(config.caFile ? { caFile: config.caFile } : {}),
+        }),
+      );
       io.out(values.json ? JSON.stringify({ out: output, certificate: row.id, signed_at: signedAt.toISOString() }) : `Firmado: ${output}`);
     } finally {
       await opened.close();
@@ -189,43 +194,37 @@ export async function sign(args: string[], io: Io): Promise<number> {
 }
 
 /**
- * `sello verify FILE.pdf`: each signature with signer, time, intact or not and whether
- * it covers the whole file. Exit 0 when every signature is intact, 1 when one is not or
- * there is none.
+ * `sello verify FILE.pdf [--trust ROOTS.pem]…`: each signature with signer, time, intact or not,
+ * what changed after it, and whether its signer is trusted (the data folder's test CA, the roots
+ * of SELLO_TRUST_ROOTS and of each --trust file). Exit 0 only when every signature is intact,
+ * trusted and followed by allowed changes only; 1 otherwise, and when there is none.
  */
 export async function verify(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, {}, 1);
+  const { values, positionals } = parse(args, { trust: { type: 'string', multiple: true } }, 1);
   const file = positionals[0];
-  if (!file) throw new UsageError('Falta el PDF: sello verify ARCHIVO.pdf');
+  if (!file) throw new UsageError('Falta el PDF: sello verify ARCHIVO.pdf [--trust RAICES.pem]');
   let pdf: Buffer;
   try {
     pdf = await fs.readFile(file);
   } catch {
     throw new UsageError(`No se puede leer ${file}.`);
   }
-  const reports = verifyPdfSignatures(pdf);
-  reports.forEach((r, i) => {
-    if (values.json) {
-      io.out(
-        JSON.stringify({
-          field: r.fieldName,
-          signer: r.signerName,
-          signed_at: r.signingTime?.toISOString() ?? null,
-          intact: r.intact,
-          covers_whole_file: r.coversWholeFile,
-          sub_filter: r.subFilter,
-          ...(r.problem ? { problem: r.problem } : {}),
-        }),
-      );
-    } else {
-      const state = r.intact ? 'íntegra' : `NO íntegra${r.problem ? ` (${r.problem})` : ''}`;
-      const coverage = r.coversWholeFile ? 'cubre todo el documento' : 'el documento cambió después (firmas o anotaciones posteriores)';
-      io.out(`Firma ${i + 1}: ${r.signerName ?? 'firmante desconocido'}, ${r.signingTime?.toISOString() ?? 'sin fecha'}, ${state}, ${coverage}`);
-    }
-  });
+  const config = loadConfig(values['data-dir'] ? { dataDir: values['data-dir'] } : {});
+  const trustAnchors = await listTrustAnchors({ dataDir: config.dataDir, rootsFiles: [config.trustRoots, ...(values.trust ?? [])] });
+  let reports: SignatureReport[];
+  try {
+    // On a PDF thread, within the agent's deadline and memory limit: a hostile file ends here with one line.
+    reports = await withPdfThread(config, (pdfs) => pdfs.verify(pdf, { trustAnchors }));
+  } catch (err) {
+    // A PDF that can't be read: its code and the Spanish reason, on one line.
+    if (!isSelloError(err)) throw err;
+    io.err(`sello: ${err.code}: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
+    return 1;
+  }
+  reports.forEach((r, i) => io.out(values.json ? JSON.stringify(verifyJson(r)) : verifyLine(r, i)));
   if (reports.length === 0) {
     if (!values.json) io.out('El PDF no tiene firmas.');
     return 1;
   }
-  return reports.every((r) => r.intact) ? 0 : 1;
+  return reports.every((r) => r.valid && r.trusted) ? 0 : 1;
 }

@@ -190,7 +190,10 @@ export interface CertificatesTable {
   serial_number: string;
   not_before: string;
   not_after: string;
+  /** The .p12 as imported, in clear: only in stores from before migration 0008, until sealed at open (core/certificates/p12-at-rest.ts). */
   p12: Buffer | null;
+  /** The .p12 file sealed with the data folder's secret key (SecretBox.sealBytes). */
+  p12_sealed: string | null;
   p12_password_sealed: string | null;
   private_key_sealed: string | null;
   token_module: string | null;
@@ -213,7 +216,8 @@ export interface CertificatesTable {
 export interface SigningRequestsTable {
   id: string;
   environment: 'test' | 'live';
-  status: 'draft' | 'processing' | 'signed';
+  /** `failed`: a local extension of the spec's states (docs/signing-requests.md). */
+  status: 'draft' | 'processing' | 'signed' | 'failed';
   type: string | null;
   subject: string;
   reference_id: string | null;
@@ -223,6 +227,8 @@ export interface SigningRequestsTable {
   created_at: string;
   sent_at: string | null;
   signed_at: string | null;
+  /** When the request ended `failed`; its failed signature says why. */
+  failed_at: string | null;
   updated_at: string;
 }
 
@@ -253,7 +259,8 @@ export interface SigningSignaturesTable {
   size: 's' | 'm' | 'l';
   x: number;
   y: number;
-  state: 'pending' | 'signed' | 'rejected';
+  /** `failed`: ended by a failure that no approval can fix (`last_error_code` says which). */
+  state: 'pending' | 'signed' | 'rejected' | 'failed';
   attempts: number;
   last_error_code: string | null;
   last_error: string | null;

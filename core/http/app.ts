@@ -9,7 +9,7 @@ import type { Route, State } from './context.js';
 import type { AdminSessions } from './admin-session.js';
 import { authenticateRoute } from './middleware/authenticate.js';
 import { errorMiddleware } from './middleware/errors.js';
-import { hostAllowed } from './middleware/host-check.js';
+import { hostChecker } from './middleware/host-check.js';
 import { requestMiddleware } from './middleware/request.js';
 import { createRouter } from './router.js';
 import { createHotReads } from './hot-reads.js';
@@ -42,9 +42,11 @@ export function createHttpApp(deps: HttpAppDeps): http.RequestListener {
 
   app.use(requestMiddleware(deps.log));
   app.use(errorMiddleware(deps.log));
-  const isHostAllowed = hostAllowed(deps.extraHostNames);
+  const checkHost = hostChecker(deps.extraHostNames);
   app.use(async (ctx) => {
-    if (!isHostAllowed(ctx.get('Host'))) throw new SelloError('misdirected_request');
+    const host = checkHost(ctx.req.headers.host, ctx.req.socket.localPort);
+    if (!host) throw new SelloError('misdirected_request');
+    ctx.state.origin = `${ctx.protocol}://${host.authority}`;
     const found = match(ctx.method, ctx.path);
     if (found.kind === 'none') {
       // An API path answers 401 before 404, so that routes can't be probed without a key.
@@ -69,7 +71,7 @@ export function createHttpApp(deps: HttpAppDeps): http.RequestListener {
     await found.route.handler(ctx);
   });
 
-  const hotRead = createHotReads({ store: deps.store, log: deps.log, keys, limiter: deps.limiter, cache: deps.readCache, hostAllowed: isHostAllowed });
+  const hotRead = createHotReads({ store: deps.store, log: deps.log, keys, limiter: deps.limiter, cache: deps.readCache, checkHost });
   const koa = app.callback();
   return (req, res) => {
     if (!hotRead(req, res)) void koa(req, res);

@@ -23,6 +23,8 @@ export interface State {
    * synchronous part of the handler only: nothing can write in between.
    */
   storeMarker?: string;
+  /** `http://localhost:8437`: set by the Host check, from the checked header; what links are built from. */
+  origin?: string;
 }
 
 export type AppContext = Koa.ParameterizedContext<State>;

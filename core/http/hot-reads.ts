@@ -8,6 +8,7 @@ import { JSONAPI_MEDIA_TYPE } from './envelopes.js';
 import { acceptsJsonApi } from './jsonapi/media-type.js';
 import { readCacheKey, type ResponseCache } from './jsonapi/response-cache.js';
 import { bearer } from './middleware/authenticate.js';
+import type { CheckedHost } from './middleware/host-check.js';
 import { EVERY_RESPONSE_HEADERS } from './middleware/request.js';
 
 export interface HotReadDeps {
@@ -16,7 +17,8 @@ export interface HotReadDeps {
   keys: Authenticator;
   limiter: RateLimiter;
   cache: ResponseCache;
-  hostAllowed(hostHeader: string): boolean;
+  /** The Host check of the full pipeline (middleware/host-check.ts). */
+  checkHost(hostHeader: string | undefined, localPort: number | undefined): CheckedHost | undefined;
 }
 
 /**
@@ -38,8 +40,8 @@ export function createHotReads(deps: HotReadDeps): (req: http.IncomingMessage, r
   return (req, res) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/api/')) return false;
-    const host = req.headers.host;
-    if (host === undefined || !deps.hostAllowed(host)) return false;
+    const host = deps.checkHost(req.headers.host, req.socket.localPort);
+    if (!host) return false;
     const presented = bearer(req.headers.authorization ?? '');
     // Without a key nothing can be a hit: leave before reading the store's marker.
     if (presented === undefined) return false;
@@ -47,7 +49,8 @@ export function createHotReads(deps: HotReadDeps): (req: http.IncomingMessage, r
     const caller = deps.keys.remembered('b', presented, marker);
     if (caller?.family !== 'b' || !caller.book.accountingApi) return false;
     const protocol = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
-    const read = deps.cache.get(readCacheKey(caller, `${protocol}://${host}`, url), marker);
+    // The same origin the full pipeline keys its reads with (the checked Host, never the raw header).
+    const read = deps.cache.get(readCacheKey(caller, `${protocol}://${host.authority}`, url), marker);
     if (!read || (read.scope && !caller.scopes.includes(read.scope))) return false;
     if (!acceptsJsonApi(req.headers.accept)) return false;
     const decision = deps.limiter.take(caller.keyId);

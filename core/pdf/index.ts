@@ -25,7 +25,14 @@ export {
   type PreparedUpdate,
   type StampOptions,
 } from './sign/prepare-signature.js';
-export { verifyPdfSignatures, type SignatureReport } from './verify/verify-signatures.js';
+export {
+  verifyPdfSignatures,
+  type Modification,
+  type SignatureReport,
+  type TrustAnchor,
+  type TrustReport,
+  type VerifyOptions,
+} from './verify/verify-signatures.js';
 export { stampDimensions, type StampDimensions, type StampSize } from './stamp/stamp-appearance.js';
 export { buildPadesCms, estimateCmsSize, type CmsSigner } from './cms/cms.js';
 export type { EncryptionKind } from './syntax/encryption.js';

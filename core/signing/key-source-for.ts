@@ -15,8 +15,9 @@ export interface OpenedKeySource {
 export async function openKeySource(row: CertificateRow, deps: { secrets: SecretBox; pin: PinProvider }): Promise<OpenedKeySource> {
   const chain = (JSON.parse(row.chain) as string[]).map((c) => Buffer.from(c, 'base64'));
   if (row.source === 'p12') {
-    if (!row.p12 || !row.p12_password_sealed) throw new SelloError('certificate_not_found', { detail: 'El certificado .p12 no tiene su archivo guardado; vuelva a importarlo.' });
-    return { source: p12KeySource(row.p12, deps.secrets.open(row.p12_password_sealed)), close: async () => undefined };
+    // Sealed at rest (core/certificates/p12-at-rest.ts): opened here, in memory only.
+    if (!row.p12_sealed || !row.p12_password_sealed) throw new SelloError('certificate_not_found', { detail: 'El certificado .p12 no tiene su archivo guardado; vuelva a importarlo.' });
+    return { source: p12KeySource(deps.secrets.openBytes(row.p12_sealed), deps.secrets.open(row.p12_password_sealed)), close: async () => undefined };
   }
   if (row.source === 'test') {
     if (!row.private_key_sealed) throw new SelloError('certificate_not_found', { detail: 'El certificado de prueba no tiene su clave.' });

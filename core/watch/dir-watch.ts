@@ -62,6 +62,8 @@ export async function watchPolledDir(dir: string, own: ReadonlySet<string>, inte
     interval: intervalMs,
     binaryInterval: intervalMs,
     ignored: (p) => own.has(p) || (p !== dir && path.dirname(p) !== dir),
+    // A symlink is reported as itself, never as what it points to (file-job.ts refuses it).
+    followSymlinks: false,
   });
   const seen = (file: string) => {
     if (path.dirname(file) === dir) on.changed(file);
@@ -81,4 +83,37 @@ export async function listFiles(dir: string): Promise<string[] | null> {
   } catch {
     return null;
   }
+}
+
+/** What tells one folder from another created later at the same path. */
+export interface DirIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The identity of the folder at `dir`; `null` when there is none (removed, not a folder, no access). */
+export async function dirIdentity(dir: string): Promise<DirIdentity | null> {
+  try {
+    const st = await fs.stat(dir);
+    return st.isDirectory() ? { dev: st.dev, ino: st.ino } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Creates each of `subfolders` that is missing, one level only: never a whole path (a
+ * configured folder on a drive that is not mounted must not be made on the system disk).
+ * Returns those that could not be created.
+ */
+export async function ensureSubfolders(dir: string, subfolders: readonly string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const sub of subfolders) {
+    try {
+      await fs.mkdir(sub);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') missing.push(path.relative(dir, sub) || sub);
+    }
+  }
+  return missing;
 }

@@ -30,6 +30,16 @@ const advice: Record<string, string> = {
   pin_locked: 'El PIN del token está bloqueado. Desbloquéelo con la herramienta del proveedor del token y vuelva a copiar el archivo en la carpeta.',
   rejected: 'Una persona rechazó la firma de este archivo en la cola de firmas de Sello. Si debía firmarse, vuelva a copiarlo en la carpeta.',
   token_error: 'El token no pudo firmar. Compruebe que está conectado, y vuelva a copiar el archivo en la carpeta.',
+  pdf_too_complex:
+    'Sello dejó de leer este PDF porque superó el tiempo o la memoria que dedica a un archivo: puede estar dañado o construido para bloquear a quien lo abra. Vuelva a generarlo desde el programa original (o imprímalo a PDF) y cópielo otra vez en la carpeta.',
+  pdf_output_unreadable:
+    'Sello no entregó la copia firmada porque no pudo leerla de vuelta con la firma en su lugar. Vuelva a generar el PDF desde el programa original (o imprímalo a PDF) y cópielo otra vez en la carpeta.',
+  internal_error: 'Sello tuvo un error interno con este archivo. Vuelva a copiarlo en la carpeta; si el problema sigue, el registro de Sello tiene el detalle.',
+  symlink:
+    'Sello solo firma archivos que están en la carpeta, no enlaces a archivos de otro lugar. Copie el documento mismo en la carpeta (no un enlace ni un acceso directo).',
+  not_regular_file: 'Sello solo firma archivos comunes. Guarde o copie el documento como un archivo en la carpeta.',
+  hard_link:
+    'Sello solo firma archivos que tienen un solo nombre, el de la carpeta: un enlace duro es el mismo archivo que otro que puede estar en cualquier otra carpeta. Copie el documento en la carpeta (una copia, no un enlace).',
 };
 
 const headline: Record<string, string> = {
@@ -45,6 +55,12 @@ const headline: Record<string, string> = {
   pin_incorrect: 'PIN incorrecto.',
   pin_locked: 'PIN bloqueado.',
   rejected: 'Firma rechazada.',
+  pdf_too_complex: 'El PDF supera los límites de lectura de Sello.',
+  pdf_output_unreadable: 'La copia firmada no se pudo leer de vuelta.',
+  internal_error: 'Error interno de Sello.',
+  symlink: 'Es un enlace a otro archivo, no un archivo de la carpeta.',
+  not_regular_file: 'No es un archivo común.',
+  hard_link: 'Es un enlace duro a otro archivo.',
 };
 
 /**

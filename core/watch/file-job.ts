@@ -23,11 +23,11 @@ import path from 'node:path';
 import type { Store } from '../db/index.js';
 import { isSelloError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { inspectPdf } from '../pdf/index.js';
 import { writeFileAtomic } from '../signing/sign-file.js';
-import { findByReference, type SigningRequests, type SigningWorker } from '../signing/requests/index.js';
+import { findByReference, waitsForPerson, type DocumentReading, type SigningRequests, type SigningWorker } from '../signing/requests/index.js';
 import { errorText, failureFromFields, type FileFailure } from './error-text.js';
-import { createDirSyncer, freeName } from './file-names.js';
+import { readDroppedFile, modeOf } from './dropped-file.js';
+import { createDirSyncer, freeName, printableName } from './file-names.js';
 import type { FolderRow } from './folders.js';
 import { findByContent, findLedger, insertQueued, outputNameTaken, transition, update, type LedgerRow } from './ledger.js';
 
@@ -54,14 +54,9 @@ export interface FileJobs {
   resume(folder: FolderRow, row: LedgerRow, written?: () => void): Promise<Outcome>;
 }
 
-const LOCKED = new Set(['EBUSY', 'EPERM', 'EACCES', 'EAGAIN']);
-
-/**
- * Signature failures after which the file waits for a person's approval with the PIN, where it
- * is (CONTRACT §11): a wrong PIN is never retried by itself, and a token pulled out (or not
- * plugged in) signs once it is back and the signature approved again.
- */
-const WAITS_FOR_APPROVAL = new Set(['pin_incorrect', 'pin_required', 'token_removed', 'token_not_present']);
+/** What Sello writes beside a file it moves: the explanation of a failure, the note of a duplicate. */
+const EXPLANATION = '.error.txt';
+const NOTE = '.nota.txt';
 
 export function createFileJobs(deps: FileJobDeps): FileJobs {
   const { store, requests, worker, log } = deps;
@@ -73,19 +68,21 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   const reserved = new Set<string>();
   const syncDirs = createDirSyncer();
 
-  async function pickName(dir: string, name: string, output = false): Promise<string> {
+  /** A free name in `dir` for `name`; `companion`: the suffix of a file written beside it, which must fit and be free too. */
+  async function pickName(dir: string, name: string, output = false, companion = ''): Promise<string> {
     const taken = output ? { has: (p: string) => reserved.has(p) || outputNameTaken(store, dir, path.basename(p)) } : reserved;
-    const chosen = await freeName(dir, name, taken);
+    const chosen = await freeName(dir, name, taken, companion);
     reserved.add(path.join(dir, chosen));
     return chosen;
   }
 
   /**
    * Moves `from` into `dir` under a free name. `before` runs once the name is chosen and
-   * before the move: a note written there is in place when the file appears.
+   * before the move: a note written there is in place when the file appears. `companion`: the
+   * suffix of that note, so that its name is free and fits too.
    */
-  async function moveInto(folder: FolderRow, from: string, dir: string, name: string, before?: (target: string) => Promise<void>): Promise<string> {
-    const target = await pickName(dir, name);
+  async function moveInto(folder: FolderRow, from: string, dir: string, name: string, before?: (target: string) => Promise<void>, companion = ''): Promise<string> {
+    const target = await pickName(dir, name, false, companion);
     try {
       await before?.(target);
       await fs.rename(from, path.join(dir, target));
@@ -99,16 +96,18 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   /** Moves the file to the error folder with `NAME.error.txt`, and records why. */
   async function fail(folder: FolderRow, name: string, failure: FileFailure, row: LedgerRow | undefined): Promise<Outcome> {
     const source = path.join(folder.path, name);
-    const explanation = Buffer.from(errorText(name, failure, now()), 'utf8');
+    const explanation = Buffer.from(errorText(printableName(name), failure, now()), 'utf8');
+    // As private as the file it explains (it names it and says what is wrong with it).
+    const mode = await modeOf(source);
     // The explanation first: whoever opens errores/ finds every file with its reason beside it.
     let explained = false;
     const writeExplanation = async (target: string): Promise<void> => {
-      await writeFileAtomic(path.join(folder.error_dir, `${target}.error.txt`), [explanation]);
+      await writeFileAtomic(path.join(folder.error_dir, `${target}${EXPLANATION}`), [explanation], mode);
       explained = true;
     };
     let moved = name;
     try {
-      moved = await moveInto(folder, source, folder.error_dir, name, writeExplanation);
+      moved = await moveInto(folder, source, folder.error_dir, name, writeExplanation, EXPLANATION);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       // The file is gone already (moved by a person, or by a run that died after moving it).
@@ -119,43 +118,59 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     return 'failed';
   }
 
-  /** A second copy of content already signed (or being signed): kept in `originales/` with a note, never signed again. */
+  /**
+   * A second copy of content already signed (or being signed): kept in `originales/` with a
+   * note, never signed again. The note speaks of the copy by the name it has there (which may
+   * be `NAME-1.pdf`: `NAME.pdf` in `originales/` is then the earlier file), and of the earlier
+   * file by where it is now; every name as printable text (a name is chosen by whoever dropped
+   * the file, and may hold line breaks).
+   */
   async function duplicate(folder: FolderRow, name: string, first: LedgerRow): Promise<Outcome> {
-    const moved = await moveInto(folder, path.join(folder.path, name), folder.originals_dir, name);
-    const where = first.state === 'done' && first.output_name ? `ya se firmó como «${first.output_name}» en ${folder.output_dir}` : 'se está firmando';
+    const source = path.join(folder.path, name);
+    const mode = await modeOf(source);
+    const moved = await moveInto(folder, source, folder.originals_dir, name, undefined, NOTE);
+    const quote = (n: string) => `«${printableName(n)}»`;
+    const self = moved === name ? quote(moved) : `${quote(moved)} (copiado en la carpeta como ${quote(name)})`;
+    const earlier =
+      first.state === 'done'
+        ? [
+            `${self} tiene exactamente el mismo contenido que un documento que Sello ya firmó:`,
+            ...(first.output_name ? [`- su copia firmada: ${quote(first.output_name)} en ${folder.output_dir}`] : []),
+            ...(first.moved_name ? [`- su original: ${quote(first.moved_name)} en ${folder.originals_dir}`] : []),
+          ]
+        : [`${self} tiene exactamente el mismo contenido que ${quote(first.name)}, que Sello está firmando.`];
     const note = [
-      `«${name}» tiene exactamente el mismo contenido que «${first.name}», que ${where}.`,
+      ...earlier,
       'Sello no firma dos veces el mismo documento: esta copia se guardó aquí sin firmar.',
       'Si necesita otra firma del mismo documento, use la copia firmada o firme con: sello sign.',
       '',
     ].join('\r\n');
-    await writeFileAtomic(path.join(folder.originals_dir, `${moved}.nota.txt`), [Buffer.from(note, 'utf8')]);
+    await writeFileAtomic(path.join(folder.originals_dir, `${moved}${NOTE}`), [Buffer.from(note, 'utf8')], mode);
     log.info('watched file is a duplicate', { folderId: folder.id, ledgerId: first.id });
     return 'duplicate';
   }
 
   async function handle(folder: FolderRow, name: string, written?: () => void): Promise<Outcome> {
-    const file = path.join(folder.path, name);
-    let pdf: Buffer;
-    try {
-      pdf = await fs.readFile(file);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (code === 'ENOENT') return 'gone';
-      if (LOCKED.has(code)) return 'retry'; // still held by its writer (Windows shares lock while writing)
-      throw err;
-    }
+    // Only a regular file of its own in the folder, never what a link leads to (dropped-file.ts).
+    const read = await readDroppedFile(path.join(folder.path, name));
+    if (read.kind === 'gone') return 'gone';
+    if (read.kind === 'busy') return 'retry'; // still held by its writer (Windows shares lock while writing), or replaced meanwhile
+    if (read.kind === 'refused') return fail(folder, name, read.failure, undefined);
+    const pdf = read.bytes;
     if (!pdf.subarray(0, 1024).includes('%PDF-')) {
       return fail(folder, name, { code: 'not_pdf', detail: 'El contenido del archivo no empieza como un PDF (%PDF-).' }, undefined);
     }
     if (!pdf.subarray(Math.max(0, pdf.length - 2048)).includes('%%EOF')) {
       // Probably still being written by a slow writer that paused: wait, unless it has been still too long.
-      const changed = await fs.stat(file).then((st) => st.mtimeMs, () => undefined);
-      if (changed === undefined) return 'gone';
-      if (Date.now() - changed < deps.incompleteGraceMs) return 'retry';
+      if (Date.now() - read.mtimeMs < deps.incompleteGraceMs) return 'retry';
       return fail(folder, name, { code: 'pdf_damaged', detail: 'El PDF está incompleto: le falta el final (%%EOF).' }, undefined);
     }
     const sha256 = crypto.createHash('sha256').update(pdf).digest('hex');
+    // The PDF is read on the PDF thread, before the commit and never inside one: the page count
+    // of `last`, and why it cannot be signed (encrypted, certified, too few pages, damaged, past
+    // the reader's limits of time and memory). The signing request's checks use this reading.
+    const reading = await requests.readDocument(pdf);
+    const page = placement(folder, reading);
     // New content: its ledger row, its signing request (sent at once), the link and the name of
     // its signed copy, in one commit shared with the files handled at the same moment. The
     // worker's pass starts inside it (its first write joins the commit) and signs once it is
@@ -169,20 +184,17 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
         const existing = findByContent(store, folder.id, sha256);
         if (existing) return { row: existing, fresh: false };
         const row = insertQueued(store, folder.id, sha256, name, now());
-        // The request checks the PDF itself; read here only for the page count of `last`.
-        const page = folder.page === 'last' ? inspect(folder, pdf) : Number(folder.page);
         if (typeof page !== 'number') {
           failure = page;
           return { row, fresh: true };
         }
-        return { ...createRequest(folder, row, name, pdf, page, outputName), fresh: true };
+        return { ...createRequest(folder, row, name, pdf, page, reading, outputName), fresh: true };
       });
     } catch (err) {
-      // Refused by the signing request's checks: nothing was stored; the row alone, to record
-      // why (said for a person when it is the PDF: encrypted, certified, too few pages, damaged).
+      // Refused by the signing request's checks (the certificate, the stamp's place): nothing was
+      // stored; the row alone, to record why.
       if (!isSelloError(err) || err.code !== 'validation_failed') throw err;
-      const inspected = inspect(folder, pdf);
-      failure = typeof inspected === 'number' ? asFailure(err) : inspected;
+      failure = asFailure(err);
       found = await store.batch(() => {
         const existing = findByContent(store, folder.id, sha256);
         return existing ? { row: existing, fresh: false } : { row: insertQueued(store, folder.id, sha256, name, now()), fresh: true };
@@ -209,26 +221,25 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
     // Created just now, its pass running: its document is known, nothing to look up before waiting for it.
     let documentId = found.documentId;
     if (row.state === 'queued') {
-      const created = failure ?? create(folder, row, name, pdf);
+      const created = failure ?? create(folder, row, name, pdf, page, reading);
       if ('code' in created) return fail(folder, name, created, row);
       ({ row, documentId } = created);
     }
     return resume(folder, row, written, documentId);
   }
 
-  /** The page the stamp goes on, or why this PDF cannot be signed (encrypted, certified, too few pages, damaged). */
-  function inspect(folder: FolderRow, pdf: Buffer): number | FileFailure {
-    try {
-      const summary = inspectPdf(pdf);
-      if (summary.encryption !== 'none') return { code: 'pdf_encrypted', detail: 'El PDF está cifrado o protegido con contraseña.' };
-      if (summary.docMdpPermission === 1) return { code: 'pdf_changes_forbidden', detail: 'El PDF está certificado sin permitir cambios.' };
-      const page = folder.page === 'last' ? summary.pageCount : Number(folder.page);
-      if (page > summary.pageCount) return { code: 'page_out_of_range', detail: `El PDF tiene ${summary.pageCount} página(s); la carpeta pone el sello en la página ${page}.` };
-      return page;
-    } catch (err) {
-      if (isSelloError(err)) return { code: err.code === 'pdf_encrypted' ? 'pdf_encrypted' : 'pdf_damaged', detail: err.message };
-      throw err;
+  /** The page the stamp goes on, or why this PDF cannot be signed (encrypted, certified, too few pages, damaged, too complex). */
+  function placement(folder: FolderRow, reading: DocumentReading): number | FileFailure {
+    if ('problem' in reading) {
+      const code = reading.code === 'pdf_encrypted' || reading.code === 'pdf_too_complex' ? reading.code : 'pdf_damaged';
+      return { code, detail: reading.problem };
     }
+    const { summary } = reading;
+    if (summary.encryption !== 'none') return { code: 'pdf_encrypted', detail: 'El PDF está cifrado o protegido con contraseña.' };
+    if (summary.docMdpPermission === 1) return { code: 'pdf_changes_forbidden', detail: 'El PDF está certificado sin permitir cambios.' };
+    const page = folder.page === 'last' ? summary.pageCount : Number(folder.page);
+    if (page > summary.pageCount) return { code: 'page_out_of_range', detail: `El PDF tiene ${summary.pageCount} página(s); la carpeta pone el sello en la página ${page}.` };
+    return page;
   }
 
   /**
@@ -245,8 +256,16 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   }
 
   /** Inside a transaction: `queued` → `signing`, the signing request created and sent, and linked to the row; the row as it is now, and the request's document. */
-  function createRequest(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer, page: number, outputName: string | null = null): { row: LedgerRow; documentId: string } {
-    const full = requests.create(folder.environment, {
+  function createRequest(
+    folder: FolderRow,
+    row: LedgerRow,
+    name: string,
+    pdf: Buffer,
+    page: number,
+    reading: DocumentReading,
+    outputName: string | null = null,
+  ): { row: LedgerRow; documentId: string } {
+    const body = {
       subject: `Carpeta vigilada: ${name}`,
       reference_id: referenceFor(folder, row),
       documents: [
@@ -258,7 +277,8 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
         },
       ],
       send: true,
-    });
+    };
+    const full = requests.create(folder.environment, body, [reading]);
     const set = { request_id: full.request.id, output_name: outputName };
     if (!transition(store, row.id, ['queued'], 'signing', set, now())) throw new Error('ledger row moved under us');
     return { row: { ...row, ...set, state: 'signing' }, documentId: full.documents[0]!.id };
@@ -276,11 +296,10 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   }
 
   /** `queued` → `signing` for a row that exists already (a new try after a failure, or left queued by a previous process). */
-  function create(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer): { row: LedgerRow; documentId: string } | FileFailure {
-    const page = inspect(folder, pdf);
+  function create(folder: FolderRow, row: LedgerRow, name: string, pdf: Buffer, page: number | FileFailure, reading: DocumentReading): { row: LedgerRow; documentId: string } | FileFailure {
     if (typeof page !== 'number') return page;
     try {
-      return store.transaction(() => createRequest(folder, row, name, pdf, page));
+      return store.transaction(() => createRequest(folder, row, name, pdf, page, reading));
     } catch (err) {
       return asFailure(err);
     }
@@ -308,9 +327,13 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
       return finish(folder, row, signed, written);
     }
     const signature = full.signatures[0]!;
+    if (full.request.status === 'failed') {
+      // Ended by a failure no approval can fix (a PDF past the reader's limits, a certificate expired…): the file goes to errors.
+      return fail(folder, row.name, { code: signature.last_error_code ?? 'internal_error', detail: signature.last_error ?? 'La firma falló.' }, row);
+    }
     if (signature.state === 'rejected') return fail(folder, row.name, { code: 'rejected', detail: 'La firma fue rechazada en la cola de firmas.' }, row);
     const cert = signature.last_error_code;
-    if (cert === null || WAITS_FOR_APPROVAL.has(cert)) {
+    if (cert === null || waitsForPerson(cert)) {
       // A token certificate: waits for a person's approval with the PIN (CONTRACT §11), also
       // after a wrong PIN or with the token out; the request stays in the signing queue.
       transition(store, row.id, ['signing'], 'waiting_pin', {}, now());
@@ -334,11 +357,10 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
       update(store, row.id, { output_name: outputName }, now());
     }
     let target = path.join(folder.output_dir, outputName);
+    // The signed copy keeps the original's permissions (its read and write bits).
+    const mode = await modeOf(source);
     try {
-      const there = await fs.readFile(target).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return null;
-        throw err;
-      });
+      const there = await bytesAt(target);
       // The same bytes: written by a run that stopped before moving the original (its folder
       // synced again below). Other bytes: someone else's file took the name since it was
       // chosen; it stays, and the signed copy gets another name.
@@ -349,7 +371,7 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
           target = path.join(folder.output_dir, outputName);
           update(store, row.id, { output_name: outputName }, now());
         }
-        await writeFileAtomic(target, [signed]);
+        await writeFileAtomic(target, [signed], mode);
       }
       await syncDirs(folder.output_dir);
     } finally {
@@ -368,4 +390,18 @@ export function createFileJobs(deps: FileJobDeps): FileJobs {
   }
 
   return { handle, resume };
+}
+
+/**
+ * The bytes of the regular file at `target`, `null` when nothing is there; anything else there
+ * (a symlink, a folder…) reads as bytes that are not ours, never followed.
+ */
+async function bytesAt(target: string): Promise<Buffer | null> {
+  try {
+    const st = await fs.lstat(target);
+    return st.isFile() ? await fs.readFile(target) : Buffer.alloc(0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
 }

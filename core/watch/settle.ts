@@ -11,7 +11,8 @@
  * A change seen then starts a new window from that look. Every event of the folder touches
  * the file again, which restarts its window, so a file still being written never comes out;
  * a file written in one go comes out `stableMs` after its last change, not a polling period
- * later. A file still empty is looked at again every `intervalMs`.
+ * later. A file still empty is looked at again every `intervalMs`. An entry that is not a
+ * regular file (a symlink, a FIFO) is never waited for: it is ready at once, to be refused.
  */
 import fs from 'node:fs/promises';
 
@@ -75,14 +76,22 @@ export function createSettler(opts: SettleOptions): Settler {
         due.map(async ([file, entry]) => {
           let st;
           try {
-            st = await fs.stat(file);
+            // lstat: the entry itself, never what a symlink points to.
+            st = await fs.lstat(file);
           } catch {
             if (entries.get(file) === entry) entries.delete(file); // gone (moved away, deleted): nothing to do
             return;
           }
           if (entries.get(file) !== entry) return; // touched or forgotten meanwhile
+          if (st.isDirectory()) {
+            entries.delete(file); // subfolders are never documents
+            return;
+          }
           if (!st.isFile()) {
+            // A symlink, a FIFO…: nothing to wait for; handed on at once to be refused
+            // (file-job.ts reads only regular files) and moved out of the way with a reason.
             entries.delete(file);
+            opts.onReady(file, 0);
             return;
           }
           if (!entry.seen || entry.seen.size !== st.size || entry.seen.mtimeMs !== st.mtimeMs) {

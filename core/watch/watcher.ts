@@ -8,9 +8,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isStorageFault, type Store } from '../db/index.js';
+import { ATOMIC_TEMPORARY } from '../signing/sign-file.js';
 import type { Logger } from '../log/index.js';
 import type { SigningRequests, SigningWorker } from '../signing/requests/index.js';
-import { listFiles, watchLocalDir, watchPolledDir, type DirEvents, type DirWatch } from './dir-watch.js';
+import { dirIdentity, ensureSubfolders, listFiles, watchLocalDir, watchPolledDir, type DirEvents, type DirIdentity, type DirWatch } from './dir-watch.js';
 import { isDocumentName } from './file-names.js';
 import { createFileJobs, type Outcome } from './file-job.js';
 import { listFolders, type FolderRow } from './folders.js';
@@ -40,6 +41,8 @@ export interface FolderWatcherDeps {
 interface Watched {
   folder: FolderRow;
   watch: DirWatch;
+  /** The folder watched (device and inode): a folder deleted and created again is another one, watched anew. */
+  identity: DirIdentity;
   /**
    * Files of the folder handled already and left where they are (waiting for a PIN, or a move
    * that failed): a listing of the folder does not take them again, an event about them does.
@@ -65,8 +68,8 @@ const MAX_BYTES_AT_ONCE = 32 * 1024 * 1024;
  */
 const STORAGE_RETRY_MS = 2_000;
 
-/** The temporary name `writeFileAtomic` (core/signing/sign-file.ts) writes before its rename. */
-const ATOMIC_TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/;
+/** The temporary name `writeFileAtomic` wrote before its rename in versions before issue 15: `.NAME.<12 hex>.tmp`. */
+const OLD_ATOMIC_TEMPORARY = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
 export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
   const { store, requests, log, settings } = deps;
@@ -145,13 +148,13 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
     retries.add(timer);
   }
 
-  /** Rows waiting for a PIN whose request moved on (approved and signed, or rejected). */
+  /** Rows waiting for a PIN whose request moved on (approved and signed, ended failed, or rejected). */
   function checkWaiting(): void {
     for (const { folder } of watched.values()) {
       for (const row of unfinished(store, folder.id)) {
         if (row.state !== 'waiting_pin' || !row.request_id) continue;
         const full = requests.get(folder.environment, row.request_id);
-        if (full.request.status === 'signed' || full.signatures.some((s) => s.state === 'rejected')) resumeRow(folder, row.id);
+        if (full.request.status === 'signed' || full.request.status === 'failed' || full.signatures.some((s) => s.state === 'rejected')) resumeRow(folder, row.id);
       }
     }
   }
@@ -205,7 +208,16 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
   }
 
   async function add(folder: FolderRow): Promise<void> {
-    const w: Watched = { folder, watch: { close: () => Promise.resolve() }, handled: new Set(), listing: false, listAgain: false };
+    const identity = await dirIdentity(folder.path);
+    if (!identity) {
+      if (!unavailable.has(folder.id)) log.warn('cannot watch folder', { folderId: folder.id, err: new Error('the folder is missing or not a folder') });
+      unavailable.add(folder.id);
+      return;
+    }
+    // Back after being deleted (or its subfolders deleted): Sello's own subfolders are made again.
+    const missing = await ensureSubfolders(folder.path, [folder.output_dir, folder.error_dir, folder.originals_dir]);
+    if (missing.length > 0) log.warn('cannot create the subfolders of a watched folder', { folderId: folder.id, missing });
+    const w: Watched = { folder, identity, watch: { close: () => Promise.resolve() }, handled: new Set(), listing: false, listAgain: false };
     const events: DirEvents = {
       changed: (file) => changed(w, file),
       removed: (file) => settler.forget(file),
@@ -240,15 +252,16 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
 
   /**
    * Removes what a process killed in the middle of `writeFileAtomic` left in the folders Sello
-   * writes to (`.NAME.<12 hex>.tmp`). Only at start, before any job of this process runs: the
-   * data folder is locked to one Sello, so no other writer can own such a file.
+   * writes to (`.sello-<16 hex>.tmp`, or `.NAME.<12 hex>.tmp` of earlier versions). Only at
+   * start, before any job of this process runs: the data folder is locked to one Sello, so no
+   * other writer can own such a file.
    */
   async function sweepTemporaries(folders: FolderRow[]): Promise<void> {
     const dirs = new Set(folders.flatMap((f) => [f.output_dir, f.error_dir, f.originals_dir]));
     for (const dir of dirs) {
       const names = await fs.readdir(dir).catch(() => [] as string[]);
       for (const name of names) {
-        if (!ATOMIC_TEMPORARY.test(name)) continue;
+        if (!ATOMIC_TEMPORARY.test(name) && !OLD_ATOMIC_TEMPORARY.test(name)) continue;
         await fs.rm(path.join(dir, name), { force: true }).catch((err: unknown) => log.warn('could not remove a leftover temporary file', { err }));
       }
     }
@@ -263,9 +276,19 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
       if (!now || now.id !== w.folder.id) {
         watched.delete(dir);
         await w.watch.close();
-      } else if (now.poll !== 1) {
-        void relist(w);
+        continue;
       }
+      // Deleted (and maybe created again): the watch of the old folder reports nothing more,
+      // on Linux not even an error. Dropped here, watched again below once the folder is back.
+      const identity = await dirIdentity(dir);
+      if (watched.get(dir) !== w) continue;
+      if (!identity || identity.dev !== w.identity.dev || identity.ino !== w.identity.ino) {
+        await drop(w, identity ? 'watched folder was replaced' : 'watched folder is gone');
+        continue;
+      }
+      // Its own subfolders deleted by someone: made again, so the next file has somewhere to go.
+      await ensureSubfolders(dir, [now.output_dir, now.error_dir, now.originals_dir]);
+      if (now.poll !== 1) void relist(w);
     }
     for (const folder of folders) if (!watched.has(folder.path)) await add(folder);
   }

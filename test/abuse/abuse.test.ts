@@ -422,7 +422,27 @@ describe('abuse: hostile input against every route', () => {
       ['ui', 'GET', '/ui/'],
     ];
     const before = fullSnapshot(agent);
-    for (const host of ['evil.example', '127.0.0.1.evil.example', 'localhost.evil.example:80', '127.0.0.1@evil.example']) {
+    const port = Number(new URL(agent.baseUrl).port);
+    const hosts = [
+      'evil.example',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example:80',
+      '127.0.0.1@evil.example',
+      // Issue 15: each of these once passed as one of our names, and went into links.
+      'localhost:80@evil.com',
+      `127.0.0.1:${port}/evil`,
+      '127.0.0.1.evil.com',
+      '[::1]@x',
+      `localhost:${port}@evil.com`,
+      // Not the port the request came in on, an empty or odd port, a name with a trailing dot.
+      `127.0.0.1:${port + 1}`,
+      'localhost:',
+      'localhost:+80',
+      'localhost.',
+      '[::1',
+      '[::1]:x',
+    ];
+    for (const host of hosts) {
       for (const [family, method, path] of probes) {
         const headers = { ...baseHeaders(family), Host: host };
         const answer = await send(agent.baseUrl, { method, path, headers, body: method === 'POST' ? JSON.stringify(invoiceBody({ external_ref: 'rebind' })) : undefined });
@@ -434,6 +454,20 @@ describe('abuse: hostile input against every route', () => {
       }
     }
     expect(fullSnapshot(agent)).toBe(before);
+  });
+
+  it('accepts the configured names in any case, with or without the port, and builds links from the checked Host', async () => {
+    const port = new URL(agent.baseUrl).port;
+    for (const host of ['LOCALHOST', `LocalHost:${port}`, `127.0.0.1:${port}`, '[::1]']) {
+      // Twice: the second answer may come from the read cache, keyed by the same checked origin.
+      for (let i = 0; i < 2; i++) {
+        const answer = await send(agent.baseUrl, { method: 'GET', path: '/api/v1/webhook-endpoints', headers: { ...baseHeaders('jsonapi'), Host: host } });
+        record('GET /api/v1/webhook-endpoints', `host ${host}`, answer.status);
+        expect(answer.status, host).toBe(200);
+        const { links } = JSON.parse(answer.body) as { links: { self: string } };
+        expect(links.self.startsWith(`http://${host.toLowerCase()}/api/v1/webhook-endpoints?`), `${host}: ${links.self}`).toBe(true);
+      }
+    }
   });
 
   it('refuses a cross-site form POST to the admin API carrying a real session cookie', async () => {

@@ -71,7 +71,7 @@ What it took (batch from 5.05 s, p50 from 3.11 s, over two sessions):
   folder and \`lstat\`-ed every file on each event (chokidar stays for \`--poll\`);
 - one settle timer for every file instead of one poll per file;
 - signatures with keys held by the agent (test certificates, \`.p12\`) built on a signing
-  thread (core/signing/signing-thread): the PDF, the stamp and its QR code, the CMS and the RSA
+  thread (now the PDF thread, core/signing/pdf-thread): the PDF, the stamp and its QR code, the CMS and the RSA
   operation run beside the agent's thread instead of on it;
 - the stamp of one signer in one second made once: the QR's time is to the second, as the
   signature's own, so a batch's stamps are the same and their QR code (its mask choice alone
@@ -132,7 +132,7 @@ const benchmark: Benchmark = {
 
     const serve = await startServe(dataDir);
     const pid = serve.child.pid!;
-    /** First time each name is seen in `dir` (a `.NAME.tmp` being written is not the file). */
+    /** First time each name is seen in `dir` (a `.sello-<hex>.tmp` being written is not the file). */
     const firstSeen = (dir: string, seen: Map<string, number>) =>
       fs.watch(dir, (_event, name) => {
         const at = performance.now();

@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SelloError, type ErrorCode } from '../../core/errors/index.js';
-import { inspectPdf, signPdf, stampDimensions, verifyPdfSignatures, type StampOptions } from '../../core/pdf/index.js';
-import { testPdfSigner } from '../helpers/pdf-signer.js';
+import { inspectPdf, signPdf, stampDimensions, verifyPdfSignatures, type CmsSigner, type StampOptions, type TrustAnchor } from '../../core/pdf/index.js';
+import { issuedSigner } from '../helpers/pdf-updates.js';
+import { createTestPki, type TestPki } from '../helpers/test-ca.js';
 import { pdfsig, qpdfCheck, readQrCode } from '../helpers/pdf-tools.js';
 
 const corpus = process.env.SELLO_PDF_CORPUS;
@@ -50,7 +51,16 @@ if (!corpus) {
   });
 } else {
   const rows = readManifest(corpus);
-  const signer = testPdfSigner();
+  // Issued by a test CA, so that Sello's own signatures must verify trusted as well as valid.
+  let pki: TestPki;
+  let signer: CmsSigner;
+  let trustAnchors: TrustAnchor[];
+  beforeAll(async () => {
+    pki = await createTestPki();
+    signer = issuedSigner(pki.leaf);
+    trustAnchors = [{ source: 'test_ca', certificate: pki.ca.certificate }];
+  });
+  afterAll(() => pki.cleanup());
 
   describe('PDF corpus', () => {
     it('has files to test', () => {
@@ -97,9 +107,19 @@ if (!corpus) {
         expect(after.validity.slice(n), after.output).toEqual(['Signature is Valid.', 'Signature is Valid.']);
         expect(after.lastCoversWholeDocument).toBe(true);
 
-        const reports = verifyPdfSignatures(twice);
-        expect(reports.slice(-2).map((r) => r.intact)).toEqual([true, true]);
+        const reports = verifyPdfSignatures(twice, { trustAnchors });
+        const facts = (r: (typeof reports)[number]) => ({ intact: r.intact, valid: r.valid, trusted: r.trusted, modification: r.modification, problem: r.problem ?? r.modificationProblem ?? r.trust.problem });
+        expect(reports.slice(-2).map(facts)).toEqual([
+          { intact: true, valid: true, trusted: true, modification: 'signatures', problem: undefined },
+          { intact: true, valid: true, trusted: true, modification: 'none', problem: undefined },
+        ]);
         expect(reports[reports.length - 1]!.coversWholeFile).toBe(true);
+        // Signatures already in the file: Sello's own later signatures are never "other" content.
+        for (const earlier of verifyPdfSignatures(original, { trustAnchors })) {
+          const now = reports.find((r) => r.fieldName === earlier.fieldName)!;
+          expect({ field: now.fieldName, intact: now.intact }).toEqual({ field: earlier.fieldName, intact: earlier.intact });
+          if (earlier.modification !== 'other') expect(facts(now)).toMatchObject({ valid: earlier.valid, modification: earlier.modification === 'none' ? 'signatures' : earlier.modification });
+        }
 
         if (qBefore.ok) {
           const q = await qpdfCheck(twice);

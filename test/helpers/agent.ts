@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startAgent, type Agent } from '../../core/app.js';
+import { startAgent, type Agent, type StartOptions } from '../../core/app.js';
 import { createBook, createKey, type Book, type Environment } from '../../core/auth/index.js';
 import { loadConfig, type ConfigOverrides } from '../../core/config.js';
 import { createLogger, type Logger } from '../../core/log/index.js';
@@ -27,11 +27,11 @@ export function tempDir(prefix = 'sello-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A real agent on a free port with a temporary data folder. */
-export async function startTestAgent(overrides: ConfigOverrides = {}, log: Logger = createLogger('silent')): Promise<TestAgent> {
+/** A real agent on a free port with a temporary data folder; `options`: what tests give `startAgent` besides the log. */
+export async function startTestAgent(overrides: ConfigOverrides = {}, log: Logger = createLogger('silent'), options: Omit<StartOptions, 'log'> = {}): Promise<TestAgent> {
   const dataDir = overrides.dataDir ?? tempDir();
   const config = loadConfig({ port: 0, logLevel: 'silent', ...overrides, dataDir }, {});
-  const agent = await startAgent(config, { log });
+  const agent = await startAgent(config, { ...options, log });
   const book = createBook(agent.store, { slug: 'acme', tenantSlug: 'oficina-central', name: 'ACME S.A.' });
   const liveKey = createKey(agent.store, { family: 'b', environment: 'live', bookId: book.id, name: 'erp' }).key;
   const testKey = createKey(agent.store, { family: 'b', environment: 'test', bookId: book.id, name: 'erp-pruebas' }).key;

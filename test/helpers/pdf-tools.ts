@@ -60,6 +60,17 @@ export async function qpdfCheck(pdf: Buffer): Promise<QpdfCheck> {
   });
 }
 
+/**
+ * `qpdf --show-object=N`: object `num` as qpdf reads it (through the file's table, or through its
+ * own rebuilding of a damaged one), written in qpdf's normal form; '' when qpdf cannot.
+ */
+export async function qpdfShowObject(pdf: Buffer, num: number): Promise<string> {
+  return withTempFile(pdf, async (file) => {
+    const r = await run('qpdf', [`--show-object=${num}`, file]).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+    return r.stdout.trim();
+  });
+}
+
 /** A region of the displayed page, in points from its top-left corner. */
 export interface Region {
   x: number;

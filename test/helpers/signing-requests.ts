@@ -98,7 +98,7 @@ export interface SigningRequestJson {
     original_file_hash: string;
     signed_file: string;
     signed_file_hash: string | null;
-    signatures: Array<{ id: string; status: string; timestamp: string | null; last_error?: { code: string; pin_tries: string | null } }>;
+    signatures: Array<{ id: string; status: string; timestamp: string | null; last_error?: { code: string; message?: string | null; pin_tries: string | null } }>;
   }>;
 }
 

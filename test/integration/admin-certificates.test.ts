@@ -50,7 +50,7 @@ async function importP12(body: unknown): Promise<{ status: number; body: Json }>
   return { status: res.status, body: (await res.json()) as Json };
 }
 
-const certificates = () => agent.store.sqlite.prepare('select id, source, fingerprint, p12 is not null as has_p12 from certificates order by rowid').all();
+const certificates = () => agent.store.sqlite.prepare('select id, source, fingerprint, p12_sealed is not null and p12 is null as has_p12 from certificates order by rowid').all();
 
 describe('POST /admin/api/certificates/p12', () => {
   it('refuses a wrong password beside the password field, in Spanish, and stores nothing', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonApiHeaders, tempDir } from '../helpers/agent.js';
+import { testPrincipal } from '../helpers/certificates.js';
 import { sello, selloJson, startServe } from '../helpers/cli.js';
 
 describe('sello serve', () => {
@@ -63,6 +64,44 @@ describe('sello serve', () => {
     selloJson(['books', 'create', 'acme', '--tenant', 'oficina', '--data-dir', dir]);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(dir, 'sello.db')).mode & 0o777).toBe(0o600);
+  });
+
+  it('tightens a data folder found looser, and what Sello keeps in it, leaving the rest alone', () => {
+    const dir = tempDir();
+    const mode = (...parts: string[]) => fs.statSync(path.join(dir, ...parts)).mode & 0o777;
+    // As an earlier version, or a person, left it: everything readable by others.
+    fs.chmodSync(dir, 0o755);
+    selloJson(['books', 'create', 'acme', '--tenant', 'oficina', '--data-dir', dir]);
+    fs.chmodSync(dir, 0o755);
+    fs.chmodSync(path.join(dir, 'sello.db'), 0o644);
+    fs.writeFileSync(path.join(dir, 'secret.key'), `${Buffer.alloc(32, 7).toString('base64')}\n`);
+    fs.chmodSync(path.join(dir, 'secret.key'), 0o644);
+    fs.mkdirSync(path.join(dir, 'test-ca'));
+    fs.chmodSync(path.join(dir, 'test-ca'), 0o755);
+    for (const f of ['test-ca.key.pem', 'test-ca.cert.pem']) {
+      fs.writeFileSync(path.join(dir, 'test-ca', f), 'x');
+      fs.chmodSync(path.join(dir, 'test-ca', f), 0o644);
+    }
+    fs.writeFileSync(path.join(dir, 'notas-de-la-oficina.txt'), 'no es de Sello');
+    fs.chmodSync(path.join(dir, 'notas-de-la-oficina.txt'), 0o644);
+
+    selloJson(['books', 'create', 'otro', '--tenant', 'oficina', '--data-dir', dir]);
+    expect(mode()).toBe(0o700);
+    expect([mode('sello.db'), mode('secret.key')]).toEqual([0o600, 0o600]);
+    expect([mode('test-ca'), mode('test-ca', 'test-ca.key.pem'), mode('test-ca', 'test-ca.cert.pem')]).toEqual([0o700, 0o600, 0o600]);
+    expect(mode('notas-de-la-oficina.txt')).toBe(0o644);
+  });
+
+  it('makes the test CA folder 0700 and its files 0600', () => {
+    const dir = tempDir();
+    const principal = path.join(dir, '..', `${path.basename(dir)}-titular.json`);
+    fs.writeFileSync(principal, JSON.stringify(testPrincipal));
+    selloJson(['certs', 'issue-test', '--type', 'ec/individual', '--validity', '365', '--principal', principal, '--data-dir', dir]);
+    fs.rmSync(principal);
+    const ca = path.join(dir, 'test-ca');
+    expect(fs.statSync(ca).mode & 0o777).toBe(0o700);
+    for (const f of fs.readdirSync(ca)) expect(fs.statSync(path.join(ca, f)).mode & 0o777, f).toBe(0o600);
+    expect(fs.readdirSync(ca).sort()).toEqual(['test-ca.cert.pem', 'test-ca.key.pem']);
   });
 });
 

@@ -109,7 +109,7 @@ describe('POST /digital-signatures/signing-requests with a test key', () => {
     expect(agent.store.sqlite.prepare('select attempts from signing_signatures where request_id = ? order by position').pluck().all(json.id)).toEqual([1, 1, 1, 1]);
   });
 
-  it('records one attempt and the reason of a signature refused when it is made (certificate expired since the request)', async () => {
+  it('ends failed, with one attempt and its reason, a signature refused when it is made (certificate expired since the request)', async () => {
     const shortLived = addCertificate(agent, pki, { environment: 'test', commonName: 'CADUCA PRONTO', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 2_000) });
     const { json } = await createRequest(agent, agent.testApiKey, {
       subject: 'Caduca antes de firmar',
@@ -122,8 +122,9 @@ describe('POST /digital-signatures/signing-requests with a test key', () => {
     const row = () => agent.store.sqlite.prepare('select state, attempts, last_error_code, last_error from signing_signatures where request_id = ?').get(json.id) as { state: string; attempts: number; last_error_code: string | null; last_error: string | null };
     const until = Date.now() + 10_000;
     while (row().last_error_code === null && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(row()).toMatchObject({ state: 'pending', attempts: 1, last_error_code: 'certificate_expired', last_error: expect.stringMatching(/caducó/) });
-    expect((await getRequest(agent, agent.testApiKey, json.id)).json.status).toBe('processing');
+    // No approval can renew a certificate: the failure is final (docs/signing-requests.md), no longer a wait.
+    expect(row()).toMatchObject({ state: 'failed', attempts: 1, last_error_code: 'certificate_expired', last_error: expect.stringMatching(/caducó/) });
+    expect((await getRequest(agent, agent.testApiKey, json.id)).json.status).toBe('failed');
   }, 20_000);
 
   it('keeps a request without send in draft, 404s its signed file, and signs it after POST …/send', async () => {

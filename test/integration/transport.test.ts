@@ -42,10 +42,15 @@ describe('transport', () => {
     expect(snapshot(agent)).toBe(before);
   });
 
-  it('accepts localhost and [::1] host names with any port', async () => {
-    for (const host of ['localhost:1234', '127.0.0.1', '[::1]:8437']) {
+  it('accepts localhost and [::1] host names on the port it listens on, or without a port; another port is 421', async () => {
+    const port = Number(new URL(agent.baseUrl).port);
+    for (const host of [`localhost:${port}`, '127.0.0.1', `[::1]:${port}`, 'LOCALHOST']) {
       const res = await rawRequest(agent.baseUrl, { path: '/api/v1/tax-types', headers: { Host: host, Authorization: `Bearer ${agent.liveKey}` } });
       expect(res.status, host).toBe(200);
+    }
+    for (const host of [`localhost:${port + 1}`, '[::1]:1234']) {
+      const res = await rawRequest(agent.baseUrl, { path: '/api/v1/tax-types', headers: { Host: host, Authorization: `Bearer ${agent.liveKey}` } });
+      expect(res.status, host).toBe(421);
     }
   });
 

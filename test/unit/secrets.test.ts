@@ -19,4 +19,15 @@ describe('loadSecretBox', () => {
     const tampered = `${sealed.slice(0, -2)}${sealed.endsWith('A') ? 'B' : 'A'}A`;
     expect(() => box.open(tampered)).toThrow();
   });
+
+  it('seals bytes (a .p12) that only the same key opens, and seal/open still read what sealBytes wrote as text', () => {
+    const dir = tempDir();
+    const bytes = Buffer.from([0x30, 0x82, 0x00, 0xff, 0xfe, 0x00, 0x01]);
+    const sealed = loadSecretBox(dir).sealBytes(bytes);
+    expect(sealed).toMatch(/^v1\./);
+    expect(loadSecretBox(dir).openBytes(sealed).equals(bytes)).toBe(true);
+    expect(() => loadSecretBox(tempDir()).openBytes(sealed)).toThrow();
+    const text = loadSecretBox(dir).seal('contraseña');
+    expect(loadSecretBox(dir).openBytes(text).toString('utf8')).toBe('contraseña');
+  });
 });

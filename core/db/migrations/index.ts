@@ -6,6 +6,8 @@ import * as m0004 from './0004-certificates.js';
 import * as m0005 from './0005-certificate-details.js';
 import * as m0006 from './0006-signing-requests.js';
 import * as m0007 from './0007-watched-folders.js';
+import * as m0008 from './0008-p12-sealed.js';
+import * as m0009 from './0009-signing-failures.js';
 
 /** Every migration, in order. Static, so the migrations ship inside any bundle. */
 export const migrationProvider: MigrationProvider = {
@@ -17,5 +19,7 @@ export const migrationProvider: MigrationProvider = {
     '0005-certificate-details': m0005,
     '0006-signing-requests': m0006,
     '0007-watched-folders': m0007,
+    '0008-p12-sealed': m0008,
+    '0009-signing-failures': m0009,
   }),
 };

@@ -1,7 +1,37 @@
 import type { Documents } from '../../documents/index.js';
-import { SelloError } from '../../errors/index.js';
-import { verifyPdfSignatures } from '../../pdf/index.js';
+import { SelloError, isSelloError } from '../../errors/index.js';
+import type { SignatureReport, TrustAnchor, VerifyOptions } from '../../pdf/index.js';
+import { createVerificationCache } from '../../signing/pdf-thread/index.js';
 import type { AppContext, Route } from '../context.js';
+
+/** What `/v/{id}` needs to verify: the PDF thread (core/signing/pdf-thread) and the trust anchors of the moment. */
+export interface VerificationDeps {
+  /** The test CA appears when it is first created: read at each request, never cached from start-up. */
+  trustAnchors(): Promise<TrustAnchor[]>;
+}
+
+/** The PDF thread's verification (untrusted bytes are parsed off the API's thread). */
+export interface PdfVerifier {
+  verify(pdf: Buffer, options?: VerifyOptions): Promise<SignatureReport[]>;
+}
+
+/** One signature as `/v/{id}` shows it: the first version's fields, then integrity, changes and trust. */
+function signatureJson(s: SignatureReport): Record<string, unknown> {
+  return {
+    signer: s.signerName,
+    signed_at: s.signingTime?.toISOString() ?? null,
+    intact: s.intact,
+    covers_whole_file: s.coversWholeFile,
+    sub_filter: s.subFilter,
+    ...(s.problem ? { problem: s.problem } : {}),
+    modification: s.modification,
+    ...(s.modificationProblem ? { modification_problem: s.modificationProblem } : {}),
+    trusted: s.trusted,
+    trust_anchor: s.trust.anchor,
+    ...(s.trust.problem ? { trust_problem: s.trust.problem } : {}),
+    valid: s.valid,
+  };
+}
 
 function environmentOf(ctx: AppContext): 'test' | 'live' {
   const caller = ctx.state.caller;
@@ -17,8 +47,10 @@ function notFound(id: string): SelloError {
  * Family A downloads (CONTRACT §6): `/d` and `/p` the PDF, `/v` a verification of its
  * signatures, `/ack` the receipt confirmation. A key sees its environment's documents.
  */
-export function downloadRoutes(documents: Documents): Route[] {
+export function downloadRoutes(documents: Documents, pdfs: PdfVerifier, verification: VerificationDeps): Route[] {
   const base = { surface: 'family-a' as const, auth: 'family-a' as const };
+  // A document's PDF never changes: verified once per content and trust anchors, not at every call.
+  const verifications = createVerificationCache(pdfs);
   const find = (ctx: AppContext) => {
     const id = ctx.state.params.id!;
     const doc = documents.findForAccount(environmentOf(ctx), id);
@@ -39,21 +71,17 @@ export function downloadRoutes(documents: Documents): Route[] {
       ...base,
       method: 'GET',
       path: '/v/:id',
-      handler(ctx) {
+      async handler(ctx) {
         const doc = find(ctx);
         let signatures: unknown[] = [];
         if (doc.pdf) {
+          const trustAnchors = await verification.trustAnchors();
           try {
-            signatures = verifyPdfSignatures(doc.pdf).map((s) => ({
-              signer: s.signerName,
-              signed_at: s.signingTime?.toISOString() ?? null,
-              intact: s.intact,
-              covers_whole_file: s.coversWholeFile,
-              sub_filter: s.subFilter,
-              ...(s.problem ? { problem: s.problem } : {}),
-            }));
-          } catch {
-            // A PDF that can't be read has no verifiable signature: say so, don't fail.
+            signatures = (await verifications.verify(doc.id, doc.pdf, { trustAnchors })).map(signatureJson);
+          } catch (err) {
+            // A PDF that can't be read has no verifiable signature: say so, don't fail. A reader
+            // that could not start is not the PDF's fault: that is a 500 (internal_error).
+            if (!isSelloError(err) || err.status >= 500) throw err;
             signatures = [];
           }
         }

@@ -16,6 +16,7 @@ import {
 } from '../../signing/requests/index.js';
 import { parseJson, readBody } from '../body.js';
 import { MiB, type AppContext, type Route } from '../context.js';
+import { requestOrigin } from '../middleware/host-check.js';
 
 /** CONTRACT §2: signing requests carry whole PDFs in base64. */
 export const SIGNING_REQUEST_BODY_LIMIT = 64 * MiB;
@@ -27,8 +28,9 @@ function environmentOf(ctx: AppContext): 'test' | 'live' {
   return caller.environment;
 }
 
+/** Links point at the origin of the checked Host header (middleware/host-check.ts), never at the raw one. */
 function baseUrl(ctx: AppContext): string {
-  return `${ctx.protocol}://${ctx.host}`;
+  return requestOrigin(ctx);
 }
 
 async function readCreateBody(ctx: AppContext) {
@@ -85,6 +87,10 @@ export function signingRequestRoutes(store: Store, requests: SigningRequests): R
         const environment = environmentOf(ctx);
         const key = idempotencyKey(ctx);
         const { input, raw } = await readCreateBody(ctx);
+        // The PDFs are read on the PDF thread first, outside the transaction (it holds the store
+        // for no longer than the checks and the inserts). A replay reads them again for nothing:
+        // rare, and bounded like any read.
+        const readings = await requests.readDocuments(input);
         // CONTRACT §5: scoped to the account (one per installation) and the key's environment.
         const scope = `account:${environment}:signing-requests.create`;
         // The claim, the request and its stored answer in one commit: a crash or a full disk
@@ -109,7 +115,7 @@ export function signingRequestRoutes(store: Store, requests: SigningRequests): R
               return;
             }
           }
-          respond(ctx, requests.create(environment, input));
+          respond(ctx, requests.create(environment, input, readings));
           if (key !== undefined) completeIdempotencyKey(store, scope, key, { status: 200, body: String(ctx.body), headers: {} });
         });
       },

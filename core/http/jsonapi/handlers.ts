@@ -5,6 +5,7 @@ import type { Store } from '../../db/index.js';
 import { SelloError } from '../../errors/index.js';
 import { parseJson, readBody } from '../body.js';
 import type { AppContext, Route } from '../context.js';
+import { requestOrigin } from '../middleware/host-check.js';
 import { JSONAPI_MEDIA_TYPE, JsonApiErrors } from '../envelopes.js';
 import { compileFilter } from './filter.js';
 import { assertJsonApiAcceptable, assertJsonApiContentType } from './media-type.js';
@@ -15,8 +16,9 @@ import { readCacheKey, type ResponseCache } from './response-cache.js';
 export const JSONAPI_VERSION = { version: '1.1' } as const;
 const BODY_LIMIT = 1024 * 1024;
 
+/** Links point at the origin of the checked Host header (middleware/host-check.ts), never at the raw one. */
 function baseUrl(ctx: AppContext): string {
-  return `${ctx.protocol}://${ctx.host}`;
+  return requestOrigin(ctx);
 }
 
 function send(ctx: AppContext, status: number, body: unknown): Buffer {

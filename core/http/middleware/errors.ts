@@ -20,7 +20,12 @@ export function errorMiddleware(log: Logger): Koa.Middleware<State> {
         err = thrown;
       } else {
         log.error('unhandled error', { requestId: ctx.state.requestId, path: ctx.path, err: thrown });
-        err = new SelloError('internal_error');
+        // The id is what ties the person's report to the log line with the stack.
+        const id = ctx.state.requestId;
+        err = new SelloError('internal_error', {
+          detail: `Error interno del servidor (solicitud ${id}). El equipo de Sello puede consultar el registro con ese id.`,
+          detailEn: `Internal server error (request ${id}). The request id identifies it in the log.`,
+        });
       }
       const surface = ctx.state.surface ?? surfaceForPath(ctx.path);
       const rendered =

@@ -19,7 +19,7 @@ const documentSchema = z.object({ id: z.string(), client_id: z.string().nullable
  * `signature_request` (CONTRACT §11): a signing request by its `reference_id`, for a Bearer
  * key with scope `signing`. Signing requests belong to the account (Family A keys have no
  * book): a key sees those of its environment that name its book, or that name no book
- * (docs/decisions.md, "Which book sees a signing request").
+ * (docs/decisions.md, «Qué libro ve una solicitud de firma»).
  */
 export function signatureRequestResource(store: Store) {
   return defineResource({
@@ -29,7 +29,8 @@ export function signatureRequestResource(store: Store) {
     scope: 'signing',
     attributes: {
       request_id: { schema: z.uuid(), column: 'sr.id', filter: 'uuid' },
-      status: { schema: z.enum(['draft', 'processing', 'signed']), column: 'sr.status', filter: 'string', sortable: true },
+      // `failed` is a local extension of the spec's states: ended by a failure no approval can fix (docs/signing-requests.md).
+      status: { schema: z.enum(['draft', 'processing', 'signed', 'failed']), column: 'sr.status', filter: 'string', sortable: true },
       subject: { schema: z.string(), column: 'sr.subject', filter: 'string', sortable: true },
       created: { schema: z.iso.datetime(), column: 'sr.created_at', filter: 'datetime', sortable: true },
       signed: { schema: z.iso.datetime().nullable(), column: 'sr.signed_at', filter: 'datetime', sortable: true },

@@ -116,7 +116,25 @@ export async function buildPadesCms(opts: BuildPadesCmsOptions): Promise<Buffer>
     setOf([signerInfo]),
   ]);
 
-  return encode(seq([oid(OID.signedData), ctx(0, [signedData])]));
+  const cms = encode(seq([oid(OID.signedData), ctx(0, [signedData])]));
+  builtHere.set(cms, { copy: Buffer.from(cms), digest: Buffer.from(digest) });
+  return cms;
+}
+
+/**
+ * CMS structures `buildPadesCms` made in this thread (their signature value checked against the
+ * certificate's key as they were made), with a copy to tell that the buffer was not changed
+ * since and the digest they sign: the read-back of a signed output need not verify them again.
+ */
+const builtHere = new WeakMap<Buffer, { copy: Buffer; digest: Buffer }>();
+
+/**
+ * The document digest `cms` signs when `buildPadesCms` made it in this thread and it is unchanged
+ * since; undefined for any other buffer (which must then be checked in full).
+ */
+export function digestSignedByBuiltCms(cms: Buffer): Buffer | undefined {
+  const built = builtHere.get(cms);
+  return built?.copy.equals(cms) ? built.digest : undefined;
 }
 
 /** Bytes reserved for the timestamp token: a TSA answers with its own certificate chain (certReq). */

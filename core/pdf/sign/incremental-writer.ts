@@ -6,9 +6,18 @@
  * objects are all uncompressed, and /Prev leads readers to the hybrid section with its /XRefStm.
  *
  * After a reconstructed (damaged) cross-reference, the update carries a complete section and no
- * /Prev, so readers never need the broken one again.
+ * /Prev, so readers never need the broken one again. "Complete" lists every object found, in
+ * runs of consecutive numbers: a number never defined needs no row (§7.3.10: a reference to it
+ * is null), so the section follows the objects the file has, not its highest number.
+ *
+ * Nothing is written that a reader could not read back: object numbers beyond 8,388,607 (Annex
+ * C), a /Size beyond 8,388,608 or an offset a table row can't hold are refused with
+ * `pdf_too_complex` before a byte is produced, never written as `10.5 0 obj` or left to a
+ * RangeError.
  */
+import type { SelloError } from '../../errors/index.js';
 import type { CrossReference, XrefEntry } from '../syntax/cross-reference.js';
+import { PDF_LIMITS, isGeneration, isObjectNumber, tooComplex } from '../syntax/limits.js';
 import { formatObject, writeIndirect } from '../syntax/object-writer.js';
 import { PdfDict, PdfName, PdfStream, type PdfObject } from '../syntax/pdf-objects.js';
 
@@ -34,6 +43,7 @@ export interface IncrementalUpdate {
  *   const signed = Buffer.concat([pdf, update.bytes]);
  */
 export function buildIncrementalUpdate(xref: CrossReference, fileLength: number, needsLeadingNewline: boolean, objects: UpdateObject[]): IncrementalUpdate {
+  checkNumbers(xref, objects);
   const parts: Buffer[] = [];
   let pos = 0;
   const push = (b: Buffer): void => {
@@ -53,7 +63,8 @@ export function buildIncrementalUpdate(xref: CrossReference, fileLength: number,
   // A complete section after reconstruction; only the new objects otherwise.
   const entries = new Map<number, XrefEntry>(xref.reconstructed ? xref.entries : []);
   for (const [n, e] of written) entries.set(n, e);
-  let size = Math.max(xref.size, ...[...written.keys()].map((n) => n + 1));
+  let size = xref.size;
+  for (const n of written.keys()) size = Math.max(size, n + 1);
 
   const useStream = xref.reconstructed ? [...entries.values()].some((e) => e.kind === 'compressed') : xref.lastSection === 'stream';
   const trailer = new PdfDict();
@@ -63,9 +74,10 @@ export function buildIncrementalUpdate(xref: CrossReference, fileLength: number,
   if (useStream) {
     const xrefNum = size;
     size += 1;
+    if (size > PDF_LIMITS.maxSize) throw noRoom();
     entries.set(xrefNum, { kind: 'offset', offset: sectionStart, gen: 0 });
     fillTrailer(trailer, xref, size);
-    const { data, index, w } = encodeXrefStream(entries, xref, size, rel);
+    const { data, index, w } = encodeXrefStream(entries, xref, rel);
     trailer.set('Type', new PdfName('XRef'));
     trailer.set('W', w);
     trailer.set('Index', index);
@@ -73,12 +85,12 @@ export function buildIncrementalUpdate(xref: CrossReference, fileLength: number,
   } else {
     fillTrailer(trailer, xref, size);
     let table = 'xref\n';
-    for (const [first, nums] of runs(entries, xref.reconstructed, size)) {
+    for (const [first, nums] of runs(entries, xref.reconstructed)) {
       table += `${first} ${nums.length}\n`;
       for (const n of nums) {
         const e = entries.get(n);
         // §7.5.4: exactly 20 bytes per entry, EOL included.
-        if (e?.kind === 'offset') table += `${String(rel(e.offset)).padStart(10, '0')} ${String(e.gen).padStart(5, '0')} n\r\n`;
+        if (e?.kind === 'offset') table += `${tenDigits(rel(e.offset))} ${String(e.gen).padStart(5, '0')} n\r\n`;
         else table += n === 0 ? '0000000000 65535 f\r\n' : '0000000000 00001 f\r\n';
       }
     }
@@ -87,6 +99,24 @@ export function buildIncrementalUpdate(xref: CrossReference, fileLength: number,
   }
   push(Buffer.from(`startxref\n${rel(sectionStart)}\n%%EOF\n`, 'latin1'));
   return { bytes: Buffer.concat(parts), objectStarts };
+}
+
+/** The numbers the update would write must be ones a reader accepts (Annex C). */
+function checkNumbers(xref: CrossReference, objects: UpdateObject[]): void {
+  if (!Number.isSafeInteger(xref.size) || xref.size < 1 || xref.size > PDF_LIMITS.maxSize) throw noRoom();
+  for (const o of objects) {
+    if (!isObjectNumber(o.num) || !isGeneration(o.gen)) throw noRoom();
+  }
+}
+
+function noRoom(): SelloError {
+  return tooComplex(`el PDF ya usa los números de objeto hasta el máximo que permite la norma (${PDF_LIMITS.maxObjectNumber}); no caben objetos nuevos`);
+}
+
+/** §7.5.4: a table row's offset has exactly ten digits. */
+function tenDigits(offset: number): string {
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset > 9_999_999_999) throw tooComplex('un desplazamiento no cabe en una tabla de referencias');
+  return String(offset).padStart(10, '0');
 }
 
 function isRaw(v: UpdateObject['value']): v is { raw: Buffer } {
@@ -103,9 +133,14 @@ function fillTrailer(trailer: PdfDict, xref: CrossReference, size: number): void
   if (!xref.reconstructed) trailer.set('Prev', xref.lastStartxref);
 }
 
-/** Contiguous runs of object numbers (a complete table lists 0 … size-1). */
-function runs(entries: Map<number, XrefEntry>, complete: boolean, size: number): Array<[number, number[]]> {
-  const nums = complete ? Array.from({ length: size }, (_, i) => i) : [...entries.keys()].sort((a, b) => a - b);
+/**
+ * Contiguous runs of the object numbers in `entries`; a complete section also lists object 0,
+ * the head of the free list (§7.5.4). Sized by the entries, never by /Size.
+ */
+function runs(entries: Map<number, XrefEntry>, complete: boolean): Array<[number, number[]]> {
+  const nums = [...entries.keys()];
+  if (complete && !entries.has(0)) nums.push(0);
+  nums.sort((a, b) => a - b);
   const out: Array<[number, number[]]> = [];
   for (const n of nums) {
     const last = out[out.length - 1];
@@ -115,34 +150,61 @@ function runs(entries: Map<number, XrefEntry>, complete: boolean, size: number):
   return out;
 }
 
-/** Rows of /W [1 w 2] (§7.5.8.3 Table 18), uncompressed: the section is a few rows. */
-function encodeXrefStream(entries: Map<number, XrefEntry>, xref: CrossReference, size: number, rel: (abs: number) => number): { data: Buffer; index: number[]; w: number[] } {
-  let max = 0;
-  for (const e of entries.values()) if (e.kind === 'offset') max = Math.max(max, rel(e.offset));
-  const w1 = Math.max(4, Math.ceil(Math.log2(max + 1) / 8));
-  const w = [1, w1, 2];
-  const groups = runs(entries, xref.reconstructed, size);
-  const rows: Buffer[] = [];
+/**
+ * Rows of /W [1 w1 w2] (§7.5.8.3 Table 18), uncompressed: the section is a few rows, or after
+ * reconstruction one per object found. The widths fit the largest value written (offsets and
+ * object-stream numbers; generations and indexes within an object stream), so no value is ever
+ * out of range for its field.
+ */
+function encodeXrefStream(entries: Map<number, XrefEntry>, xref: CrossReference, rel: (abs: number) => number): { data: Buffer; index: number[]; w: number[] } {
+  let max2 = 0;
+  let max3 = 65535;
+  for (const e of entries.values()) {
+    if (e.kind === 'offset') {
+      const off = rel(e.offset);
+      if (!Number.isSafeInteger(off) || off < 0) throw tooComplex('un desplazamiento no cabe en la sección de referencias');
+      max2 = Math.max(max2, off);
+      max3 = Math.max(max3, e.gen);
+    } else if (e.kind === 'compressed') {
+      max2 = Math.max(max2, e.stream);
+      max3 = Math.max(max3, e.index);
+    }
+  }
+  const w1 = Math.max(4, bytesFor(max2));
+  const w2 = Math.max(2, bytesFor(max3));
+  if (w1 > 6 || w2 > 6) throw tooComplex('un valor no cabe en la sección de referencias');
+  const rowLen = 1 + w1 + w2;
+  const groups = runs(entries, xref.reconstructed);
+  let rows = 0;
+  for (const [, nums] of groups) rows += nums.length;
+  const data = Buffer.alloc(rows * rowLen);
   const index: number[] = [];
+  let pos = 0;
   for (const [first, nums] of groups) {
     index.push(first, nums.length);
     for (const n of nums) {
-      const row = Buffer.alloc(1 + w1 + 2);
       const e = entries.get(n);
       if (e?.kind === 'offset') {
-        row[0] = 1;
-        row.writeUIntBE(rel(e.offset), 1, w1);
-        row.writeUInt16BE(e.gen, 1 + w1);
+        data[pos] = 1;
+        data.writeUIntBE(rel(e.offset), pos + 1, w1);
+        data.writeUIntBE(e.gen, pos + 1 + w1, w2);
       } else if (e?.kind === 'compressed') {
-        row[0] = 2;
-        row.writeUIntBE(e.stream, 1, w1);
-        row.writeUInt16BE(e.index, 1 + w1);
+        data[pos] = 2;
+        data.writeUIntBE(e.stream, pos + 1, w1);
+        data.writeUIntBE(e.index, pos + 1 + w1, w2);
       } else {
-        row[0] = 0;
-        row.writeUInt16BE(n === 0 ? 65535 : 0, 1 + w1);
+        data[pos] = 0;
+        data.writeUIntBE(n === 0 ? 65535 : 0, pos + 1 + w1, w2);
       }
-      rows.push(row);
+      pos += rowLen;
     }
   }
-  return { data: Buffer.concat(rows), index, w };
+  return { data, index, w: [1, w1, w2] };
+}
+
+/** Bytes needed to write the non-negative integer `v` (at least 1). */
+function bytesFor(v: number): number {
+  let n = 1;
+  while (v >= 2 ** (8 * n)) n++;
+  return n;
 }

@@ -13,7 +13,7 @@ import { buildIncrementalUpdate, type UpdateObject } from './incremental-writer.
 import { formatObject } from '../syntax/object-writer.js';
 import { findPage } from '../syntax/page-tree.js';
 import { withPdfDocument, type PdfDocument } from '../syntax/pdf-document.js';
-import { PdfDict, PdfRef, PdfString, name, textString } from '../syntax/pdf-objects.js';
+import { PdfDict, PdfRef, PdfString, highestReferenceIn, name, textString } from '../syntax/pdf-objects.js';
 import { stampAppearance, stampDimensions, type StampSize } from '../stamp/stamp-appearance.js';
 import { placeStamp } from '../stamp/stamp-geometry.js';
 
@@ -110,7 +110,16 @@ function buildSignatureUpdate(doc: PdfDocument, pdf: Buffer, opts: PrepareOption
   const page = findPage(doc, opts.stamp?.page ?? 1);
   const placement = opts.stamp && dim ? placeStamp(page.cropBox, page.rotate, opts.stamp.x, opts.stamp.y, dim.width, dim.height) : undefined;
 
-  let next = doc.xref.size;
+  // New objects take numbers from `size` on. An object this update rewrites (the page or its
+  // /Annots, the catalog, the AcroForm or its /Fields) keeps its references, and one to a
+  // number the file never defines reads as null (§7.3.10): it must not come to name one of
+  // ours (the signature dictionary as a page's content stream). After a reconstruction `size`
+  // is already above every reference in the file; through a chain /Size is authoritative
+  // (§7.5.5), so only these objects, which are written out anyway, are looked at.
+  const catalog = doc.catalog();
+  const acroForm = doc.dict(catalog.dict.get('AcroForm'));
+  const rewritten = [page.dict, catalog.dict, acroForm, doc.array(page.dict.get('Annots')), doc.array(acroForm?.get('Fields'))];
+  let next = Math.max(doc.xref.size, highestReferenceIn(rewritten) + 1);
   const alloc = (): PdfRef => new PdfRef(next++, 0);
   const sigRef = alloc();
   const fieldRef = alloc();
@@ -155,13 +164,16 @@ function buildSignatureUpdate(doc: PdfDocument, pdf: Buffer, opts: PrepareOption
     objects.push({ num: annots.num, gen: annots.gen, value: [...doc.array(annots)!, fieldRef] });
   } else {
     const arr = Array.isArray(annots) ? annots : [];
-    objects.push({ num: page.ref.num, gen: page.ref.gen, value: page.dict.clone().set('Annots', [...arr, fieldRef]) });
+    const pageDict = page.dict.clone().set('Annots', [...arr, fieldRef]);
+    // §7.7.3.3 Table 30: /Type /Page is required. Readers take a leaf without it for a page
+    // (qpdf with a warning), and so does Sello; the page it writes says what it is.
+    if (!pageDict.has('Type')) pageDict.set('Type', name('Page'));
+    objects.push({ num: page.ref.num, gen: page.ref.gen, value: pageDict });
   }
 
   // The AcroForm (§12.7.2): /Fields gets the new field, /SigFlags 3 (SignaturesExist | AppendOnly).
-  const catalog = doc.catalog();
   const acroObj = catalog.dict.get('AcroForm');
-  const acro = doc.dict(acroObj);
+  const acro = acroForm;
   if (acro) {
     const newAcro = acro.clone().set('SigFlags', 3);
     // §12.7.2 /NeedAppearances asks viewers to rebuild field appearances: poppler then drops our

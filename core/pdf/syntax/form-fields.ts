@@ -2,6 +2,7 @@
  * Reading the interactive form (PDF 32000-1:2008 §12.7) as far as signing needs: the existing
  * signature fields (§12.7.4.5) and the certification permission (§12.8.2.2 DocMDP).
  */
+import { PDF_LIMITS } from './limits.js';
 import type { PdfDocument } from './pdf-document.js';
 import type { PdfDict} from './pdf-objects.js';
 import { PdfRef, PdfString, decodeTextString, type PdfObject } from './pdf-objects.js';
@@ -26,7 +27,7 @@ export function signatureFields(doc: PdfDocument): SignatureField[] {
   if (!acro) return out;
   const seen = new Set<number>();
   const walk = (items: PdfObject[] | undefined, prefix: string, ft: string | undefined, depth: number): void => {
-    if (!items || depth > 32) return;
+    if (!items || depth > PDF_LIMITS.maxFieldDepth) return;
     for (const item of items) {
       if (item instanceof PdfRef) {
         if (seen.has(item.num)) continue;
@@ -48,7 +49,7 @@ export function signatureFields(doc: PdfDocument): SignatureField[] {
 }
 
 /** Names of the top-level fields, to pick an unused one for the new signature. */
-export function topLevelFieldNames(doc: PdfDocument, limit = 5000): Set<string> | undefined {
+export function topLevelFieldNames(doc: PdfDocument, limit: number = PDF_LIMITS.maxFieldNames): Set<string> | undefined {
   const acro = doc.dict(doc.catalog().dict.get('AcroForm'));
   const fields = acro ? doc.array(acro.get('Fields')) : undefined;
   const names = new Set<string>();

@@ -6,9 +6,9 @@
  */
 import { SelloError } from '../../errors/index.js';
 import { BrokenXrefError } from './cross-reference.js';
+import { PDF_LIMITS } from './limits.js';
 import type { PdfDocument } from './pdf-document.js';
-import type { PdfDict} from './pdf-objects.js';
-import { PdfRef, type PdfObject } from './pdf-objects.js';
+import { PdfDict, PdfName, PdfRef, type PdfObject } from './pdf-objects.js';
 
 export type Box = [number, number, number, number];
 
@@ -24,19 +24,36 @@ export interface PageInfo {
   rotate: 0 | 90 | 180 | 270;
 }
 
-/** The number of pages (the root node's /Count). */
+/**
+ * The number of pages: the root node's /Count when it is plausible, otherwise the pages found by
+ * walking the tree. Plausible means a non-negative integer no larger than the number of objects
+ * in the file (each page is an object): a /Count of 1e9 on a one-page file is not believed, and
+ * nothing is ever sized or looped from it.
+ */
 export function pageCount(doc: PdfDocument): number {
   const root = pagesRoot(doc);
   const n = doc.number(root.dict.get('Count'));
-  if (n === undefined || n < 0) throw new BrokenXrefError('/Pages sin /Count');
-  return n;
+  if (n !== undefined && Number.isInteger(n) && n >= 0 && n <= doc.xref.entries.size) return n;
+  return listPages(doc).length;
 }
 
 function pagesRoot(doc: PdfDocument): { ref: PdfRef; dict: PdfDict } {
   const ref = doc.catalog().dict.get('Pages');
-  const dict = doc.dict(ref);
+  const dict = ref instanceof PdfRef ? treeNode(doc, ref) : undefined;
   if (!(ref instanceof PdfRef) || !dict) throw new BrokenXrefError('catálogo sin /Pages');
   return { ref, dict };
+}
+
+/**
+ * A node of the page tree: a dictionary (§7.7.3.2–3), not a stream's, whose /Type, when there
+ * is one, is /Pages or /Page. A damaged file can leave an ExtGState or a content stream where a
+ * page was; taking it for a page would write /Annots into it (the signer rewrites the page).
+ */
+function treeNode(doc: PdfDocument, ref: PdfRef): PdfDict | undefined {
+  const v = doc.resolve(ref);
+  if (!(v instanceof PdfDict)) return undefined;
+  const type = v.get('Type');
+  return type === undefined || (type instanceof PdfName && (type.name === 'Pages' || type.name === 'Page')) ? v : undefined;
 }
 
 interface Inherited {
@@ -63,18 +80,19 @@ export function findPage(doc: PdfDocument, pageNumber: number | 'last'): PageInf
   const inh: Inherited = {};
   let skip = index;
   const visited = new Set<number>();
-  for (let depth = 0; depth < 64; depth++) {
+  for (let depth = 0; depth < PDF_LIMITS.maxPageTreeDepth; depth++) {
     if (visited.has(node.ref.num)) break;
     visited.add(node.ref.num);
     collect(node.dict, inh);
     const kids = doc.array(node.dict.get('Kids'));
     if (!kids) {
-      if (skip === 0) return toPageInfo(doc, index, node, inh);
+      // A /Pages node without /Kids is an empty branch, not a page.
+      if (skip === 0 && node.dict.name('Type') !== 'Pages') return toPageInfo(doc, index, node, inh);
       break;
     }
     let next: { ref: PdfRef; dict: PdfDict } | undefined;
     for (const kid of kids) {
-      const dict = doc.dict(kid);
+      const dict = kid instanceof PdfRef ? treeNode(doc, kid) : undefined;
       if (!(kid instanceof PdfRef) || !dict) continue;
       const isLeaf = dict.name('Type') === 'Page' || !dict.has('Kids');
       const n = isLeaf ? 1 : (doc.number(dict.get('Count')) ?? 0);
@@ -95,17 +113,17 @@ export function listPages(doc: PdfDocument): PageInfo[] {
   const out: PageInfo[] = [];
   const visited = new Set<number>();
   const walk = (node: { ref: PdfRef; dict: PdfDict }, inh: Inherited, depth: number): void => {
-    if (depth > 64 || visited.has(node.ref.num)) return;
+    if (depth > PDF_LIMITS.maxPageTreeDepth || visited.has(node.ref.num)) return;
     visited.add(node.ref.num);
     const here = { ...inh };
     collect(node.dict, here);
     const kids = doc.array(node.dict.get('Kids'));
     if (!kids) {
-      out.push(toPageInfo(doc, out.length, node, here));
+      if (node.dict.name('Type') !== 'Pages') out.push(toPageInfo(doc, out.length, node, here));
       return;
     }
     for (const kid of kids) {
-      const dict = doc.dict(kid);
+      const dict = kid instanceof PdfRef ? treeNode(doc, kid) : undefined;
       if (kid instanceof PdfRef && dict) walk({ ref: kid, dict }, here, depth + 1);
     }
   };

@@ -94,3 +94,20 @@ export function decodeTextString(s: PdfString): string {
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return b.subarray(3).toString('utf8');
   return b.toString('latin1');
 }
+
+/**
+ * The highest object number any reference inside `values` names (0 when none). Direct objects
+ * are trees (a parsed object can't contain itself), so the walk ends; it visits each value once.
+ */
+export function highestReferenceIn(values: ReadonlyArray<PdfObject | undefined>): number {
+  let highest = 0;
+  const stack: Array<PdfObject | undefined> = [...values];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v instanceof PdfRef) highest = Math.max(highest, v.num);
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v instanceof PdfDict) for (const x of v.map.values()) stack.push(x);
+    else if (v instanceof PdfStream) stack.push(v.dict);
+  }
+  return highest;
+}

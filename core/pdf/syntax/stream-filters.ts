@@ -2,14 +2,23 @@
  * Decoding the streams the signer has to read: object streams (§7.5.7) and cross-reference
  * streams (§7.5.8). In practice these use FlateDecode (§7.4.4), for xref streams usually with
  * a PNG predictor (§7.4.4.4, Table 8). Content streams are never decoded.
+ *
+ * Inflation stops at the smallest of the per-stream limit, the ratio limit and what is left of
+ * the document's allowance (`ReadBudget.inflateCap`): zlib itself refuses to produce more, so a
+ * bomb costs its cap, not its claim. Predictor parameters are checked before anything is sized
+ * from them.
  */
 import { inflateSync, constants } from 'node:zlib';
-import type { PdfStream} from './pdf-objects.js';
+import type { PdfStream } from './pdf-objects.js';
 import { PdfDict, PdfName, type PdfObject } from './pdf-objects.js';
 import { PdfSyntaxError } from './object-parser.js';
+import { PDF_LIMITS, ReadBudget, isBitsPerComponent, tooComplex } from './limits.js';
 
-/** Returns the decoded data of `stream`, or throws PdfSyntaxError for a filter it can't undo. */
-export function decodeStream(stream: PdfStream): Buffer {
+/**
+ * Returns the decoded data of `stream`, or throws PdfSyntaxError for a filter it can't undo or
+ * parameters that don't fit the data, `pdf_too_complex` past the inflation limits.
+ */
+export function decodeStream(stream: PdfStream, budget: ReadBudget = new ReadBudget(stream.data.length)): Buffer {
   const filters = asList(stream.dict.get('Filter'));
   const parms = asList(stream.dict.get('DecodeParms') ?? stream.dict.get('DP'));
   let data = stream.data;
@@ -17,7 +26,7 @@ export function decodeStream(stream: PdfStream): Buffer {
     const fname = f instanceof PdfName ? f.name : '';
     const p = parms[i];
     if (fname === 'FlateDecode' || fname === 'Fl') {
-      data = inflate(data);
+      data = inflate(data, budget);
       if (p instanceof PdfDict) data = unpredict(data, p);
     } else {
       throw new PdfSyntaxError(`filtro no soportado ${fname}`, 0);
@@ -31,17 +40,28 @@ function asList(v: PdfObject | undefined): PdfObject[] {
   return Array.isArray(v) ? v : [v];
 }
 
-/** Inflates, tolerating a truncated or checksum-less tail as many readers do. */
-function inflate(data: Buffer): Buffer {
+/** Inflates within the budget's cap, tolerating a truncated or checksum-less tail as many readers do. */
+function inflate(data: Buffer, budget: ReadBudget): Buffer {
+  const maxOutputLength = budget.inflateCap(data.length);
+  let out: Buffer;
   try {
-    return inflateSync(data);
-  } catch {
+    out = inflateSync(data, { maxOutputLength });
+  } catch (err) {
+    if (isTooLarge(err)) throw tooComplex('un stream comprimido se expande más de lo permitido');
     try {
-      return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH });
-    } catch {
+      out = inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength });
+    } catch (err2) {
+      if (isTooLarge(err2)) throw tooComplex('un stream comprimido se expande más de lo permitido');
       throw new PdfSyntaxError('stream FlateDecode ilegible', 0);
     }
   }
+  budget.inflate(out.length);
+  return out;
+}
+
+/** zlib's refusal to go past `maxOutputLength` (Node: RangeError ERR_BUFFER_TOO_LARGE). */
+function isTooLarge(err: unknown): boolean {
+  return err instanceof RangeError && (err as RangeError & { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
 }
 
 /** §7.4.4.4: PNG predictors (10–15, a tag byte per row) and TIFF predictor 2. */
@@ -51,8 +71,15 @@ function unpredict(data: Buffer, parms: PdfDict): Buffer {
   const colors = num(parms.get('Colors'), 1);
   const bpc = num(parms.get('BitsPerComponent'), 8);
   const columns = num(parms.get('Columns'), 1);
+  // Table 8's ranges, and a row no longer than the data it is part of: nothing below is then
+  // larger than the (already bounded) inflated data.
+  if (!Number.isInteger(colors) || colors < 1 || colors > PDF_LIMITS.maxPredictorColors) throw new PdfSyntaxError(`/Colors inválido (${colors})`, 0);
+  if (!isBitsPerComponent(bpc)) throw new PdfSyntaxError(`/BitsPerComponent inválido (${bpc})`, 0);
+  if (!Number.isSafeInteger(columns) || columns < 1) throw new PdfSyntaxError(`/Columns inválido (${columns})`, 0);
+  if (data.length === 0) return data;
   const bpp = Math.max(1, Math.ceil((colors * bpc) / 8));
   const rowLen = Math.ceil((colors * bpc * columns) / 8);
+  if (rowLen > data.length) throw new PdfSyntaxError(`/Columns ${columns} no corresponde a ${data.length} bytes de datos`, 0);
   if (predictor === 2) {
     if (bpc !== 8) throw new PdfSyntaxError('predictor TIFF no soportado', 0);
     const out = Buffer.from(data);

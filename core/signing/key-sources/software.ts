@@ -12,7 +12,7 @@ export interface SoftwareKeySourceOptions {
   now?: Clock;
 }
 
-/** A key source whose key is in this process: it can be handed to the signing thread (core/signing/signing-thread). */
+/** A key source whose key is in this process: it can be handed to the PDF thread (core/signing/pdf-thread). */
 export interface SoftwareKeySource extends KeySource {
   readonly kind: 'software' | 'p12';
   readonly privateKey: KeyObject;

@@ -1,7 +1,8 @@
 /**
- * The signing-result callback body, exactly the spec's fields (spec, Signing-result
- * callback body): `reference_id`, `signed_at`, `signers[]`, `documents[]` with the
- * SHA-256 and the base64 of each signed PDF.
+ * The signing-result callback bodies. Signed: exactly the spec's fields (spec, Signing-result
+ * callback body): `reference_id`, `signed_at`, `signers[]`, `documents[]` with the SHA-256 and
+ * the base64 of each signed PDF. Failed (a local extension, docs/signing-requests.md):
+ * `status: "failed"`, when, why (code and Spanish message) and which documents, no PDF.
  */
 import type { CertificateRow } from '../../certificates/index.js';
 import { signerFacts } from './certificates-port.js';
@@ -21,6 +22,15 @@ export interface CallbackBody {
   signed_at: string;
   signers: Signer[];
   documents: Array<{ id: string; client_id: string | null; name: string; hash: string; content_base64: string }>;
+}
+
+/** The body of the one callback of a request that ended `failed`. */
+export interface FailureCallbackBody {
+  reference_id: string | null;
+  status: 'failed';
+  failed_at: string;
+  error: { code: string; message: string; document_id: string };
+  documents: Array<{ id: string; client_id: string | null; name: string }>;
 }
 
 /** `Contrato de arriendo` → `Contrato de arriendo.pdf`; path separators and control characters go. */
@@ -69,5 +79,20 @@ export function buildCallbackBody(input: {
       hash: d.hash,
       content_base64: d.pdf.toString('base64'),
     })),
+  };
+}
+
+export function buildFailureCallbackBody(input: {
+  request: RequestRow;
+  failedAt: Date;
+  failure: { code: string; message: string; documentId: string };
+  documents: DocumentMeta[];
+}): FailureCallbackBody {
+  return {
+    reference_id: input.request.reference_id,
+    status: 'failed',
+    failed_at: input.failedAt.toISOString(),
+    error: { code: input.failure.code, message: input.failure.message, document_id: input.failure.documentId },
+    documents: input.documents.map((d) => ({ id: d.id, client_id: d.client_id, name: fileName(d.title, d.file_extension) })),
   };
 }

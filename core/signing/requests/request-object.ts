@@ -1,8 +1,8 @@
 /**
  * The spec's Signing request object (Family A response), with the contract's echoes
  * (`reference_id`, `callback_url`, `documents[].client_id`) and, per signature, the local
- * `status` (`pending`, `signed`, `rejected`) and the last error, so a caller can see why
- * a request waits (CONTRACT §11).
+ * `status` (`pending`, `signed`, `rejected`, `failed`) and the last error, so a caller can see
+ * why a request waits or why it ended `failed` (CONTRACT §11; docs/signing-requests.md).
  */
 import type { Store } from '../../db/index.js';
 import { certificateObject, certificateRow } from './certificates-port.js';

@@ -1,15 +1,16 @@
 /**
- * Signing requests as the HTTP edge uses them (CONTRACT §11): create (checked, stored in
- * one transaction, then handed to the worker when `send`), read, send, and the approvals
- * of token signatures. Errors are `SelloError`s with fields, so each family renders its
- * own envelope.
+ * Signing requests as the HTTP edge uses them (CONTRACT §11): create (its PDFs read on the
+ * PDF thread first, then checked and stored in one transaction, then handed to the worker
+ * when `send`), read, send, and the approvals of token signatures. Errors are `SelloError`s
+ * with fields, so each family renders its own envelope.
  */
 import { findBook } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
 import { SelloError } from '../../errors/index.js';
 import type { SecretBox } from '../../secrets/index.js';
 import { certificateRow } from './certificates-port.js';
-import { checkSigningRequest, type CreateSigningRequestBody } from './create-input.js';
+import type { PdfThread } from '../pdf-thread/index.js';
+import { checkSigningRequest, readDocument, readDocuments, type CreateSigningRequestBody, type DocumentReading } from './create-input.js';
 import type { PinCache } from './pin-cache.js';
 import {
   clearFailure,
@@ -30,7 +31,16 @@ import type { SigningWorker } from './worker.js';
 export type Environment = 'test' | 'live';
 
 export interface SigningRequests {
-  create(environment: Environment, body: CreateSigningRequestBody): FullRequest;
+  /**
+   * Reads the documents of `body` on the PDF thread: what `create` checks them with. Outside
+   * any transaction (it takes as long as the PDFs do); refusals of a PDF are kept for `create`
+   * to report by field.
+   */
+  readDocuments(body: CreateSigningRequestBody): Promise<DocumentReading[]>;
+  /** The same for one document whose bytes the caller holds (a watched file). */
+  readDocument(pdf: Buffer): Promise<DocumentReading>;
+  /** Checks and stores (synchronously: inside the caller's transaction, if any) a request whose documents were read. */
+  create(environment: Environment, body: CreateSigningRequestBody, readings: readonly DocumentReading[]): FullRequest;
   /** A request of `environment`, or `not_found` (another environment's reads as absent, CONTRACT §3). */
   get(environment: Environment, id: string): FullRequest;
   send(environment: Environment, id: string): FullRequest;
@@ -66,8 +76,9 @@ function notFound(id: string): SelloError {
   return new SelloError('not_found', { detail: `No existe la solicitud de firma ${id}.`, detailEn: `There is no signing request ${id}.` });
 }
 
-export function createSigningRequests(deps: { store: Store; secrets: SecretBox; worker: SigningWorker; pins: PinCache }): SigningRequests {
-  const { store, secrets, worker, pins } = deps;
+export function createSigningRequests(deps: { store: Store; secrets: SecretBox; worker: SigningWorker; pins: PinCache; pdfs: PdfThread }): SigningRequests {
+  const { store, secrets, worker, pins, pdfs } = deps;
+  const inspect = (pdf: Buffer) => pdfs.inspect(pdf);
 
   const visible = (environment: Environment, id: string) => {
     const row = findRequest(store, id);
@@ -76,8 +87,10 @@ export function createSigningRequests(deps: { store: Store; secrets: SecretBox; 
   };
 
   return {
-    create(environment, body) {
-      const checked = checkSigningRequest(store, body, environment, new Date());
+    readDocuments: (body) => readDocuments(body, inspect),
+    readDocument: (pdf) => readDocument(pdf, inspect),
+    create(environment, body, readings) {
+      const checked = checkSigningRequest(store, body, readings, environment, new Date());
       if (!checked.ok) throw validationError(checked.problems);
       const input = checked.request;
       let bookId: string | null = null;

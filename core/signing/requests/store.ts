@@ -42,6 +42,7 @@ export function insertRequest(
     created_at: iso,
     sent_at: input.send ? iso : null,
     signed_at: null,
+    failed_at: null,
     updated_at: iso,
   };
   store.run(store.db.insertInto('signing_requests').values(request));
@@ -251,6 +252,39 @@ export function markRejected(store: Store, signatureId: string, now: Date): bool
       store.db.updateTable('signing_signatures').set({ state: 'rejected', updated_at: now.toISOString() }).where('id', '=', signatureId).where('state', '=', 'pending'),
     ).changes === 1
   );
+}
+
+// ── final failures ───────────────────────────────────────────────────────────
+
+/**
+ * A pending signature ended by a failure no approval can fix (docs/signing-requests.md):
+ * `failed`, with its code and Spanish message. Guarded by `state = 'pending'`.
+ */
+export function markSignatureFailed(store: Store, signatureId: string, failure: { code: string; message: string }, now: Date): boolean {
+  return (
+    store.run(
+      store.db
+        .updateTable('signing_signatures')
+        .set({ state: 'failed', last_error_code: failure.code, last_error: failure.message, updated_at: now.toISOString() })
+        .where('id', '=', signatureId)
+        .where('state', '=', 'pending'),
+    ).changes === 1
+  );
+}
+
+/** `processing` → `failed`, guarded: never resumed at start, never signed. */
+export function markRequestFailed(store: Store, requestId: string, now: Date): boolean {
+  const iso = now.toISOString();
+  return (
+    store.run(
+      store.db.updateTable('signing_requests').set({ status: 'failed', failed_at: iso, updated_at: iso }).where('id', '=', requestId).where('status', '=', 'processing'),
+    ).changes === 1
+  );
+}
+
+/** The documents of a request without their bytes, in order (for the failure callback). */
+export function documentsOf(store: Store, requestId: string): DocumentMeta[] {
+  return store.all(store.db.selectFrom('signing_documents').select(DOCUMENT_META).where('request_id', '=', requestId).orderBy('position'));
 }
 
 export function clearFailure(store: Store, signatureId: string): void {

@@ -2,11 +2,16 @@
  * Applies the signatures of `processing` requests (CONTRACT §11), in the background,
  * never inside an HTTP request. Per request, one pass at a time: take the first signature
  * not yet applied; a software key (test, .p12) signs at once; a token key signs only with
- * a PIN the user gave (pin-cache.ts), otherwise the signature waits for approval. Each
- * applied signature is one incremental update (core/pdf) committed with the new PDF in
- * one transaction, so a crash loses nothing and the next start resumes where it stopped.
+ * a PIN the user gave (pin-cache.ts), otherwise the signature waits for approval. The PDF is
+ * read and signed on the PDF thread (core/signing/pdf-thread), never here. Each applied
+ * signature is one incremental update (core/pdf) committed with the new PDF in one
+ * transaction, so a crash loses nothing and the next start resumes where it stopped.
  * The last one marks the request `signed`, sets the hashes and enqueues the callback in
  * that same transaction (CONTRACT §9: "a durable row written in the same transaction").
+ *
+ * A failure that a person can fix on the token's side (failure-policy.ts) leaves the signature
+ * waiting for approval; any other ends the signature and the request `failed`, with the failure
+ * callback in the same transaction: never resumed at start, never tried again by itself.
  */
 import type { KeySource } from '../key-sources/index.js';
 import type { CertificateRow } from '../../certificates/index.js';
@@ -17,13 +22,17 @@ import type { Logger } from '../../log/index.js';
 import type { SecretBox } from '../../secrets/index.js';
 import { openKeySource } from '../key-source-for.js';
 import { qrText } from '../qr-text.js';
-import { createInlinePdfSigner, type PdfSigner } from '../signing-thread/index.js';
-import { buildCallbackBody } from './callback-body.js';
+import { PdfThreadStopped, type PdfThread } from '../pdf-thread/index.js';
+import { buildCallbackBody, buildFailureCallbackBody } from './callback-body.js';
 import { certificateRow, holdsSoftwareKeys } from './certificates-port.js';
+import { waitsForPerson } from './failure-policy.js';
 import type { PinCache } from './pin-cache.js';
 import {
   currentPdf,
+  documentsOf,
   findRequest,
+  markRequestFailed,
+  markSignatureFailed,
   markSigned,
   nextSignature,
   processingRequestIds,
@@ -39,7 +48,7 @@ import crypto from 'node:crypto';
 export interface SigningWorker {
   /** Resumes every `processing` request (after a crash or a restart). */
   start(): void;
-  /** Runs a pass over `requestId`; resolves when it stops (signed, waiting for a PIN, or failed). */
+  /** Runs a pass over `requestId`; resolves when it stops (signed, waiting for a PIN, or ended `failed`). */
   run(requestId: string): Promise<void>;
   /** Passes over every `processing` request (after an approval). */
   runAll(): Promise<void>;
@@ -54,8 +63,8 @@ export interface SigningWorkerDeps {
   pins: PinCache;
   tsaUrl?: string | undefined;
   caFile?: string | undefined;
-  /** Where signatures are built: the signing thread in the agent; here, by default. */
-  signer?: PdfSigner;
+  /** Where PDFs are read and signed: never on this thread. */
+  pdfs: PdfThread;
 }
 
 /**
@@ -66,8 +75,7 @@ export interface SigningWorkerDeps {
 const STORAGE_RETRY_MS = 2_000;
 
 export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
-  const { store, secrets, log, delivery, pins } = deps;
-  const signer = deps.signer ?? createInlinePdfSigner();
+  const { store, secrets, log, delivery, pins, pdfs } = deps;
   /** Requests waiting to be passed over again after a storage fault. */
   const retries = new Map<string, NodeJS.Timeout>();
   /** The pass running per request, and at most one queued behind it. */
@@ -126,11 +134,16 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
         if (store.transaction(() => finish(requestId, new Date()))?.callback) delivery.wake();
         return;
       }
-      // A rejected signature stops the request; a failure waits for a person (approve again).
-      if (signature.state === 'rejected' || signature.last_error_code !== null) return;
+      // A rejected signature stops the request; a failure of the token's side waits for a person (approve again).
+      if (signature.state === 'rejected') return;
+      if (signature.last_error_code !== null) {
+        // Recorded as waiting by a Sello from before failures were final: ended now, with its callback.
+        if (!waitsForPerson(signature.last_error_code)) endFailed(signature, { code: signature.last_error_code, message: signature.last_error ?? signature.last_error_code }, null);
+        return;
+      }
       const cert = certificateRow(store, signature.certificate_id);
       if (!cert) {
-        recordFailure(store, signature.id, { code: 'certificate_not_found', message: `No existe el certificado ${signature.certificate_id}.`, pinTries: null }, new Date());
+        endFailed(signature, { code: 'certificate_not_found', message: `No existe el certificado ${signature.certificate_id}.` }, null);
         return;
       }
       if (cert.source === 'token' && !(cert.token_serial && pins.has(cert.token_serial))) return; // waits for approval
@@ -185,8 +198,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     let opened: { source: KeySource; close(): Promise<void> } | undefined;
     try {
       opened = await keySource(cert);
-      const pdf = currentPdf(store, signature.document_id);
-      const signed = await signer.signPdf(pdf, opened.source, {
+      // Handed to the PDF thread (a large one is transferred, not copied): `pdf` is not read again here.
+      const { original, update } = await pdfs.sign(currentPdf(store, signature.document_id), opened.source, {
         signingTime: signedAt,
         stamp: {
           page: signature.page,
@@ -199,6 +212,7 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
         ...(deps.tsaUrl ? { timestampUrl: deps.tsaUrl } : {}),
         ...(deps.caFile ? { caFile: deps.caFile } : {}),
       });
+      const signed = Buffer.concat([original, update]);
       // Shares its commit with the other signatures (and watched files) of this moment.
       const closed = await store.batch(() => {
         if (!countedBefore) recordAttempt(store, signature.id, signedAt);
@@ -213,6 +227,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     } catch (err) {
       // Not the signature's fault: the pass stops here and runs again (run → retryLater).
       if (isStorageFault(err)) throw err;
+      // Sello is stopping: nothing to record, the request is resumed at the next start.
+      if (err instanceof PdfThreadStopped) return false;
       await fail(signature, cert, err, countedBefore ? null : signedAt);
       return false;
     } finally {
@@ -220,10 +236,14 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     }
   }
 
-  /** Records why a signature failed; `attemptAt`: its attempt, when not counted yet. */
+  /**
+   * Records why a signature failed: waiting for a person, or ended with its request.
+   * `attemptAt`: its attempt, when not counted yet.
+   */
   async function fail(signature: SignatureRow, cert: CertificateRow, err: unknown, attemptAt: Date | null): Promise<void> {
     const code = isSelloError(err) ? err.code : 'internal_error';
-    const message = isSelloError(err) ? err.message : 'Error interno al firmar.';
+    // Spanish and without a stack: this is what the ERP and the tray show. The stack goes to the log.
+    const message = isSelloError(err) ? err.message : `Error interno al firmar. El registro de Sello tiene el detalle (firma ${signature.id}).`;
     let pinTries: string | null = null;
     if (cert.source === 'token' && cert.token_serial) {
       // CONTRACT §11: a wrong PIN is never retried by itself; forget it, report the tries left.
@@ -232,10 +252,39 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
     }
     if (!isSelloError(err)) log.error('signature failed', { signatureId: signature.id, err });
     else log.warn('signature failed', { signatureId: signature.id, code });
+    if (!waitsForPerson(code)) {
+      endFailed(signature, { code, message }, attemptAt);
+      return;
+    }
     store.transaction(() => {
       if (attemptAt) recordAttempt(store, signature.id, attemptAt);
       recordFailure(store, signature.id, { code, message, pinTries }, new Date());
     });
+  }
+
+  /**
+   * A failure no approval can fix: the signature and its request end `failed`, and the failure
+   * callback is enqueued, in one transaction.
+   */
+  function endFailed(signature: SignatureRow, failure: { code: string; message: string }, attemptAt: Date | null): void {
+    const now = new Date();
+    const ended = store.transaction(() => {
+      if (attemptAt) recordAttempt(store, signature.id, attemptAt);
+      if (!markSignatureFailed(store, signature.id, failure, now) || !markRequestFailed(store, signature.request_id, now)) return undefined;
+      const request = findRequest(store, signature.request_id)!;
+      if (!request.callback_url) return { callback: false };
+      const body = buildFailureCallbackBody({ request, failedAt: now, failure: { ...failure, documentId: signature.document_id }, documents: documentsOf(store, request.id) });
+      delivery.enqueueCallback({
+        url: request.callback_url,
+        bearerToken: request.callback_bearer_sealed ? secrets.open(request.callback_bearer_sealed) : undefined,
+        body: JSON.stringify(body),
+        requestId: request.id,
+      });
+      return { callback: true };
+    });
+    if (!ended) return;
+    log.warn('signing request failed', { requestId: signature.request_id, code: failure.code });
+    if (ended.callback) delivery.wake();
   }
 
   /**
@@ -261,8 +310,8 @@ export function createSigningWorker(deps: SigningWorkerDeps): SigningWorker {
 
   return {
     start() {
-      // An office that signs only with tokens never needs the signing thread; the others have it loaded before the first file.
-      if (holdsSoftwareKeys(store)) signer.warm();
+      // An office that holds keys signs soon: the PDF thread is loaded before the first file.
+      if (holdsSoftwareKeys(store)) pdfs.warm();
       for (const id of processingRequestIds(store)) void run(id);
     },
     run,

@@ -43,7 +43,8 @@ describe('sello sign, verify, tokens and certs', () => {
     dir = tempDir('sello-sign-');
     pki = await createTestPki();
     hsm = await createSoftHsm();
-    env = { SOFTHSM2_CONF: hsm.confPath, SELLO_PKCS11_MODULES: SOFTHSM_MODULE };
+    // The test PKI's CA as a configured root: `sello verify` exits 0 only for trusted signers.
+    env = { SOFTHSM2_CONF: hsm.confPath, SELLO_PKCS11_MODULES: SOFTHSM_MODULE, SELLO_TRUST_ROOTS: pki.ca.certificatePath };
     const token = await hsm.initToken({ label: 'ana', pin: '1234' });
     await token.importKey({ id: '01', label: 'ana', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
 

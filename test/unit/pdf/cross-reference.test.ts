@@ -1,7 +1,8 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SelloError } from '../../../core/errors/index.js';
-import { readCrossReference, reconstructCrossReference } from '../../../core/pdf/syntax/cross-reference.js';
+import { readCrossReference } from '../../../core/pdf/syntax/cross-reference.js';
+import { reconstructCrossReference } from '../../../core/pdf/syntax/reconstruct.js';
 import { PdfDocument, withPdfDocument } from '../../../core/pdf/syntax/pdf-document.js';
 import { findPage, pageCount } from '../../../core/pdf/syntax/page-tree.js';
 import type { PdfDict } from '../../../core/pdf/syntax/pdf-objects.js';

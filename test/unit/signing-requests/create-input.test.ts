@@ -12,6 +12,18 @@ describe('decodeBase64', () => {
     expect(decodeBase64('')).toBeUndefined();
     expect(decodeBase64('JVBERi0-')).toBeUndefined();
   });
+  it('refuses padding anywhere but at the end, and more than two', () => {
+    expect(decodeBase64('JV=ERi0=')).toBeUndefined();
+    expect(decodeBase64('JVBE=i0=')).toBeUndefined();
+    expect(decodeBase64('JVB===')).toBeUndefined();
+    expect(decodeBase64('JVBERg==')?.toString()).toBe('%PDF');
+    expect(decodeBase64('JVBERi0=\r\n')?.toString()).toBe('%PDF-');
+  });
+  it('decodes megabytes of line-wrapped base64 to the same bytes', () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7919) % 256));
+    const wrapped = bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
+    expect(decodeBase64(wrapped)?.equals(bytes)).toBe(true);
+  });
 });
 
 describe('callbackUrlProblem', () => {

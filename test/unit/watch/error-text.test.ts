@@ -34,10 +34,10 @@ describe('errorText', () => {
   }
 
   it('gives a generic headline and advice for a code it does not know', () => {
-    const text = errorText('x.pdf', { code: 'internal_error', detail: 'algo' }, at);
+    const text = errorText('x.pdf', { code: 'codigo_nuevo', detail: 'algo' }, at);
     expect(text).toMatch(/^No se firmó «x\.pdf»: No se pudo firmar\./);
     expect(text).toContain('Qué hacer: Revise el detalle');
-    expect(text).toContain('Código: internal_error');
+    expect(text).toContain('Código: codigo_nuevo');
   });
 
   it('uses CRLF line ends (read with Notepad on Windows) and ends with one', () => {
