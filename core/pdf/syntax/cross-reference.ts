@@ -52,13 +52,23 @@ export function findHeaderOffset(buf: Buffer): number {
   return at;
 }
 
+/**
+ * A chain already read from `buf` (the original of a signed output): reading the output back,
+ * the update's section is read from its bytes, and the /Prev that leads into `buf` at the very
+ * offset that chain started from takes the entries read then instead of reading them again.
+ */
+export interface KnownChain {
+  buf: Buffer;
+  xref: CrossReference;
+}
+
 const OBJ_HEADER_RE = /(?<![0-9])(\d{1,10})[\s\0]+(\d{1,5})[\s\0]+obj(?![A-Za-z0-9])/;
 
 /**
  * Reads the cross-reference chain starting at the last `startxref` (§7.5.5), spending `budget`.
  * Throws SelloError `pdf_damaged` for a truncated file, BrokenXrefError when the chain is broken.
  */
-export function readCrossReference(src: Buffer | PdfSource, budget?: ReadBudget): CrossReference {
+export function readCrossReference(src: Buffer | PdfSource, budget?: ReadBudget, known?: KnownChain): CrossReference {
   const source = PdfSource.of(src);
   const spend = budget ?? new ReadBudget(source.length);
   const headerOffset = findHeaderOffset(source.first.buf);
@@ -82,6 +92,12 @@ export function readCrossReference(src: Buffer | PdfSource, budget?: ReadBudget)
     if (!isCount(next)) throw new BrokenXrefError('/Prev inválido');
     if (seen.has(next) || seen.size >= PDF_LIMITS.maxRevisions) throw new BrokenXrefError('ciclo en /Prev');
     seen.add(next);
+    if (known && trailer && next === known.xref.lastStartxref && headerOffset === known.xref.headerOffset && source.partAt(next + headerOffset)?.buf === known.buf) {
+      // The rest of the chain is the one read from these very bytes a moment ago.
+      for (const [num, e] of known.xref.entries) if (!entries.has(num)) entries.set(num, e);
+      for (const [k, v] of known.xref.trailer.map) if (!trailer.has(k) && k !== 'Prev' && k !== 'XRefStm') trailer.set(k, v);
+      break;
+    }
     const section = readSection(source, next + headerOffset, headerOffset, spend);
     lastSection ??= section.kind;
     for (const [num, e] of section.entries) if (!entries.has(num)) entries.set(num, e);

@@ -259,6 +259,18 @@ function parseLiteralString(buf: Buffer, pos: number): ParseResult<PdfString> {
   return { value: new PdfString(out.subarray(0, o)), end: close + 1 };
 }
 
+/** Hex strings read from text that was hex digits and nothing else between `<` and `>`. */
+const digitsOnly = new WeakSet<PdfString>();
+
+/**
+ * True when `s` was read from a hex string of digits only (no white-space, no implied final
+ * 0): its text is then exactly `<` + 2 × its length digits + `>`. The verifier takes that for
+ * a signature's unsigned gap instead of scanning tens of kilobytes again.
+ */
+export function readFromDigitsOnly(s: PdfString): boolean {
+  return digitsOnly.has(s);
+}
+
 /** §7.3.4.3: white-space ignored, an odd final digit is followed by an implied 0. */
 function parseHexString(buf: Buffer, pos: number): ParseResult<PdfString> {
   const end = buf.indexOf(0x3e /* > */, pos + 1);
@@ -269,7 +281,11 @@ function parseHexString(buf: Buffer, pos: number): ParseResult<PdfString> {
   const digits = end - pos - 1;
   if (digits % 2 === 0) {
     const fast = Buffer.from(buf.toString('latin1', pos + 1, end), 'hex');
-    if (fast.length === digits / 2) return { value: new PdfString(fast, true), end: end + 1 };
+    if (fast.length === digits / 2) {
+      const value = new PdfString(fast, true);
+      digitsOnly.add(value);
+      return { value, end: end + 1 };
+    }
   }
   const out = Buffer.allocUnsafe(Math.ceil((end - pos - 1) / 2));
   let n = 0;

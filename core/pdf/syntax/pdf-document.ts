@@ -224,10 +224,17 @@ export class PdfDocument {
  * (§7.5.4 readers' recovery). A file that fails both ways is `pdf_damaged`; one past the
  * reader's bounds is `pdf_too_complex` at once (rebuilding would meet the same bounds).
  */
+/**
+ * The intact chains read by `withPdfDocument`, by the buffer read: reading back the signed
+ * output of that buffer (`withPdfParts([buffer, update])`) need not read them a second time.
+ */
+const chainsRead = new WeakMap<Buffer, CrossReference>();
+
 export function withPdfDocument<T>(bytes: Buffer, fn: (doc: PdfDocument) => T): T {
   const source = new PdfSource(bytes);
   try {
     const xref = readCrossReference(source);
+    chainsRead.set(bytes, xref);
     return fn(new PdfDocument(source, xref));
   } catch (err) {
     if (!(err instanceof BrokenXrefError) && !(err instanceof PdfSyntaxError)) throw err;
@@ -253,5 +260,7 @@ export function withPdfDocument<T>(bytes: Buffer, fn: (doc: PdfDocument) => T): 
  */
 export function withPdfParts<T>(parts: Buffer[], fn: (doc: PdfDocument) => T): T {
   const source = new PdfSource(parts);
-  return fn(new PdfDocument(source, readCrossReference(source)));
+  const first = parts[0];
+  const known = first && chainsRead.get(first);
+  return fn(new PdfDocument(source, readCrossReference(source, undefined, known && first ? { buf: first, xref: known } : undefined)));
 }

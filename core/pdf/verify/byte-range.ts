@@ -14,7 +14,7 @@
  *   whole `N G obj … endobj` lies inside [0, b + c): everything of the dictionary but its
  *   /Contents is signed (its /ByteRange included).
  */
-import { PdfSyntaxError, parseObject, readInteger, readRegular, skipWhitespace } from '../syntax/object-parser.js';
+import { PdfSyntaxError, parseObject, readFromDigitsOnly, readInteger, readRegular, skipWhitespace } from '../syntax/object-parser.js';
 import type { PdfDocument } from '../syntax/pdf-document.js';
 import type { PdfSource } from '../syntax/pdf-source.js';
 import { PdfName, PdfRef, PdfString, type PdfDict, type PdfObject } from '../syntax/pdf-objects.js';
@@ -61,9 +61,11 @@ export function checkSignatureLayout(doc: PdfDocument, sigValue: PdfObject | und
   const [cs, ce] = extent.contents[0]!;
   if (cs !== a || ce !== b) return fail('el /Contents del diccionario de firma no es el hueco sin firmar del /ByteRange');
   // The dictionary the reader resolved was parsed at this very offset, so its /Contents is the
-  // gap's hex decoded (the gap holds hex digits only): its length is all left to compare.
+  // gap's text decoded: read from hex digits only, and half as long as the gap's text, it was
+  // the whole gap, and the gap holds hex digits and nothing else.
   const contents = sig.get('Contents');
   if (!(contents instanceof PdfString) || contents.bytes.length !== (b - a - 2) / 2) return fail('el /Contents leído no es el del hueco sin firmar');
+  if (!readFromDigitsOnly(contents)) return fail('el hueco sin firmar del /ByteRange no es una cadena hexadecimal <…>');
   return { ok: true, byteRange: br, signedEnd };
 }
 
@@ -98,16 +100,13 @@ export function endsRevision(tail: Buffer): boolean {
   return p >= 5 && tail.toString('latin1', p - 5, p) === '%%EOF';
 }
 
-/** `gap` is `<` hex digits `>`, an even number of digits (what a signer reserves, §12.8.1). */
+/**
+ * `gap` has the shape of what a signer reserves (§12.8.1): `<`, an even number of characters,
+ * `>`. That they are all hex digits is established where /Contents is read (below).
+ */
 function isHexGap(gap: Buffer): boolean {
   const n = gap.length;
-  if (gap[0] !== 0x3c || gap[n - 1] !== 0x3e || (n - 2) % 2 !== 0 || n < 4) return false;
-  for (let i = 1; i < n - 1; i++) {
-    const c = gap[i]!;
-    const hex = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-    if (!hex) return false;
-  }
-  return true;
+  return gap[0] === 0x3c && gap[n - 1] === 0x3e && (n - 2) % 2 === 0 && n >= 4;
 }
 
 interface ObjectExtent {
