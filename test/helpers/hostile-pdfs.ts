@@ -8,6 +8,8 @@
  * All files share one page tree: 1 catalog, 2 pages, 3 an A4 page (unless said otherwise).
  */
 import { deflateRawSync, constants } from 'node:zlib';
+import { expect } from 'vitest';
+import { SelloError } from '../../core/errors/index.js';
 
 const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
 const PAGES = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
@@ -694,4 +696,24 @@ export function truncatedInside(kind: 'stream' | 'string'): Buffer {
   const text = whole.toString('latin1');
   const from = kind === 'stream' ? text.lastIndexOf('(Hola)') : text.lastIndexOf(': fin)');
   return Buffer.concat([whole.subarray(0, from), whole.subarray(text.lastIndexOf('xref\n0 '))]);
+}
+
+/**
+ * Runs `fn` on `pdf` and returns the SelloError it throws, checking its code, its Spanish text
+ * and that the input was left untouched.
+ */
+export async function refusal(pdf: Buffer, fn: (pdf: Buffer) => unknown, code: string): Promise<SelloError> {
+  const copy = Buffer.from(pdf);
+  let caught: unknown;
+  try {
+    await fn(pdf);
+  } catch (err) {
+    caught = err;
+  }
+  expect(pdf.equals(copy)).toBe(true);
+  expect(caught).toBeInstanceOf(SelloError);
+  const err = caught as SelloError;
+  expect(err.code).toBe(code);
+  expect(err.message).toMatch(/El PDF/);
+  return err;
 }

@@ -21,6 +21,7 @@ import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { addCertificate, createRequest, documentBody, getRequest, waitForStatus } from '../../helpers/signing-requests.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
 import { distinctPdfs, pdfsIn, waitFor } from '../../helpers/watch-files.js';
+import { probe } from '../../helpers/responsiveness.js';
 
 const DEADLINE_MS = 1_500;
 const MEMORY_MB = 128;
@@ -56,33 +57,6 @@ afterAll(async () => {
 });
 
 const signature = (page = '1') => [{ signing_certificate: certId, page, x: '36', y: '36' }];
-
-/**
- * GETs one after the other against the agent until stopped; the slowest answer is the measure
- * of whether anything blocks the agent's thread.
- */
-function probe(target: () => Promise<Response>): { stop(): Promise<{ worstMs: number; count: number }> } {
-  let running = true;
-  let worstMs = 0;
-  let count = 0;
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      const res = await target();
-      await res.arrayBuffer();
-      expect(res.status).toBe(200);
-      worstMs = Math.max(worstMs, performance.now() - t0);
-      count++;
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return { worstMs, count };
-    },
-  };
-}
 
 const bodyOf = (reference: string) => receiver.requests.filter((r) => (JSON.parse(r.rawBody.toString()) as { reference_id?: string }).reference_id === reference);
 

@@ -18,6 +18,7 @@ import { makePdf } from '../../helpers/pdf-fixtures.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { insertCertificate, type SigningRequestJson } from '../../helpers/signing-requests.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
+import { probe } from '../../helpers/responsiveness.js';
 
 let pki: TestPki;
 let dir: string;
@@ -83,30 +84,6 @@ function requestBody(pdf: Buffer, extra: Record<string, unknown> = {}): string {
     documents: [{ title: 'Documento', file_extension: 'pdf', document_base64: pdf.toString('base64'), signatures: [{ signing_certificate: certId, page: '1', x: '36', y: '36' }] }],
     ...extra,
   });
-}
-
-/** Sequential GETs until stopped; the slowest answer says whether anything blocked the agent. */
-function probe(target: () => Promise<Response>): { stop(): Promise<{ worstMs: number; count: number }> } {
-  let running = true;
-  let worstMs = 0;
-  let count = 0;
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      const res = await target();
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`probe: ${res.status}`);
-      worstMs = Math.max(worstMs, performance.now() - t0);
-      count++;
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return { worstMs, count };
-    },
-  };
 }
 
 const STACK = /\bat [\w.<>]+ \(|\.ts:\d+|Error:|RangeError|TypeError/;

@@ -5,13 +5,13 @@
  * a Spanish message, or a correct recovery) and that the input was not touched.
  */
 import { describe, expect, it } from 'vitest';
-import { SelloError } from '../../../core/errors/index.js';
 import { inspectPdf, signPdf, verifyPdfSignatures } from '../../../core/pdf/index.js';
 import { BrokenXrefError, readCrossReference } from '../../../core/pdf/syntax/cross-reference.js';
 import { PdfDocument, withPdfDocument } from '../../../core/pdf/syntax/pdf-document.js';
 import { PdfString, type PdfDict } from '../../../core/pdf/syntax/pdf-objects.js';
 import { reconstructCrossReference } from '../../../core/pdf/syntax/reconstruct.js';
 import * as hostile from '../../helpers/hostile-pdfs.js';
+import { refusal } from '../../helpers/hostile-pdfs.js';
 import { testPdfSigner } from '../../helpers/pdf-signer.js';
 
 const signer = testPdfSigner();
@@ -29,23 +29,6 @@ async function signsCleanly(pdf: Buffer): Promise<Buffer> {
   expect(Number.isSafeInteger(xref.size) && xref.size <= 8_388_608).toBe(true);
   for (const n of xref.entries.keys()) expect(Number.isInteger(n) && n <= 8_388_607).toBe(true);
   return out;
-}
-
-/** Runs `fn` on `pdf` and returns the SelloError it throws, checking code, Spanish text and the untouched input. */
-async function refusal(pdf: Buffer, fn: (pdf: Buffer) => unknown, code: string): Promise<SelloError> {
-  const copy = Buffer.from(pdf);
-  let caught: unknown;
-  try {
-    await fn(pdf);
-  } catch (err) {
-    caught = err;
-  }
-  expect(pdf.equals(copy)).toBe(true);
-  expect(caught).toBeInstanceOf(SelloError);
-  const err = caught as SelloError;
-  expect(err.code).toBe(code);
-  expect(err.message).toMatch(/El PDF/);
-  return err;
 }
 
 describe('object numbers and generations (ISO 32000-1 Annex C)', () => {

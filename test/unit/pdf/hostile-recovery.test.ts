@@ -5,13 +5,13 @@
  * stack overflow. Files from test/helpers/hostile-pdfs.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { SelloError } from '../../../core/errors/index.js';
 import { inspectPdf, signPdf, verifyPdfSignatures } from '../../../core/pdf/index.js';
 import { BrokenXrefError, readCrossReference } from '../../../core/pdf/syntax/cross-reference.js';
 import { ReadBudget } from '../../../core/pdf/syntax/limits.js';
 import { PdfDocument } from '../../../core/pdf/syntax/pdf-document.js';
 import { reconstructCrossReference } from '../../../core/pdf/syntax/reconstruct.js';
 import * as hostile from '../../helpers/hostile-pdfs.js';
+import { refusal } from '../../helpers/hostile-pdfs.js';
 import { testPdfSigner } from '../../helpers/pdf-signer.js';
 
 const signer = testPdfSigner();
@@ -22,21 +22,6 @@ async function signedAndIntact(pdf: Buffer): Promise<Buffer> {
   expect(pdf.equals(copy)).toBe(true);
   expect(verifyPdfSignatures(out).map((r) => r.intact)).toEqual([true]);
   return out;
-}
-
-async function refusedWith(pdf: Buffer, fn: (pdf: Buffer) => unknown, code: string): Promise<SelloError> {
-  const copy = Buffer.from(pdf);
-  let caught: unknown;
-  try {
-    await fn(pdf);
-  } catch (err) {
-    caught = err;
-  }
-  expect(pdf.equals(copy)).toBe(true);
-  expect(caught).toBeInstanceOf(SelloError);
-  expect((caught as SelloError).code).toBe(code);
-  expect((caught as SelloError).message).toMatch(/El PDF/);
-  return caught as SelloError;
 }
 
 describe('linear-time recovery of a damaged table', () => {
@@ -50,7 +35,7 @@ describe('linear-time recovery of a damaged table', () => {
       const spent: number[] = [];
       for (const kb of [256, 4096]) {
         const pdf = make(kb);
-        await refusedWith(pdf, inspectPdf, 'pdf_damaged');
+        await refusal(pdf, inspectPdf, 'pdf_damaged');
         const budget = new ReadBudget(pdf.length);
         // No catalog, or (found first) an object that runs to the end of the file.
         expect(() => reconstructCrossReference(pdf, budget)).toThrow(/no se encontró su catálogo|truncado/);
@@ -89,14 +74,14 @@ describe('a damaged trailer never hides /Encrypt', () => {
     const pdf = hostile.damagedTrailerHidingEncrypt();
     expect(reconstructCrossReference(pdf).trailer.has('Encrypt')).toBe(true);
     expect(inspectPdf(pdf).encryption).not.toBe('none');
-    const err = await refusedWith(pdf, (p) => signPdf(p, signer, {}), 'pdf_encrypted');
+    const err = await refusal(pdf, (p) => signPdf(p, signer, {}), 'pdf_encrypted');
     expect(err.message).toMatch(/contraseña/);
   });
 
   it('takes a standard encryption dictionary no trailer names as the file’s /Encrypt', async () => {
     const pdf = hostile.unnamedEncryptionDictionary();
     expect(inspectPdf(pdf).encryption).not.toBe('none');
-    await refusedWith(pdf, (p) => signPdf(p, signer, {}), 'pdf_encrypted');
+    await refusal(pdf, (p) => signPdf(p, signer, {}), 'pdf_encrypted');
   });
 });
 
@@ -128,7 +113,7 @@ describe('cycles end as a broken xref, never as a stack overflow', () => {
     const pdf = hostile.lengthCycle();
     const doc = new PdfDocument(pdf, readCrossReference(pdf));
     expect(() => doc.getObject(3)).toThrow(BrokenXrefError);
-    await refusedWith(pdf, (p) => signPdf(p, signer, {}), 'pdf_damaged');
+    await refusal(pdf, (p) => signPdf(p, signer, {}), 'pdf_damaged');
   });
 
   it('refuses an object stream listed inside itself, then recovers from the object stream’s header', async () => {
