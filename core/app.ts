@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import path from 'node:path';
 import { createRateLimiter, releaseAbandonedIdempotencyKeys } from './auth/index.js';
 import { syncCatalogs } from './catalogs/index.js';
 import { ConfigError, type Config } from './config.js';
-import { readTrustRoots, sealStoredP12, testCaAnchors } from './certificates/index.js';
-import { lockDataDir, prepareDataDir, restrictDataDir } from './data-dir.js';
-import { openStore, type Store } from './db/index.js';
+import { openDataStore } from './data-store.js';
+import { readTrustRoots, testCaAnchors } from './certificates/index.js';
+import { lockDataDir, prepareDataDir } from './data-dir.js';
+import type { Store } from './db/index.js';
 import { createHttpApp } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
 import { scanConfiguredTokens } from './signing/token-scan.js';
@@ -24,6 +24,13 @@ import { createDocuments } from './documents/index.js';
 import { createDeliveryEngine, deliveryAdminRoutes, type DeliveryEngine } from './delivery/index.js';
 import { version } from './version.js';
 import { documentRoutes } from './http/resources/documents.js';
+import { invoiceRoutes } from './http/resources/invoices.js';
+import { fiscalAdminRoutes } from './http/admin/fiscal.js';
+import { createInvoices, createRideThread } from './fiscal/invoices/index.js';
+import { createSubmissionEngine, isIssuedDocument } from './fiscal/submissions/index.js';
+import { identificationTypes, taxTypes } from './catalogs/index.js';
+import { issuerRoutes } from './http/resources/issuer.js';
+import { issuerAdminRoutes } from './http/admin/issuer.js';
 import { downloadRoutes } from './http/family-a/downloads.js';
 import { signingRequestRoutes } from './http/family-a/signing-requests.js';
 import { signingAdminRoutes } from './http/admin/signing.js';
@@ -62,39 +69,7 @@ export interface Agent {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-/** The store file inside a data folder. */
-export function storeFile(dataDir: string): string {
-  return path.join(dataDir, 'sello.db');
-}
-
-/**
- * Opens the data folder's store for a one-shot command (books, keys…) or the agent: with
- * migrations, and the steps that need the data folder's key (a `.p12` of an earlier version
- * sealed at rest).
- */
-export async function openDataStore(dataDir: string): Promise<Store> {
-  prepareDataDir(dataDir);
-  const store = await openStore(storeFile(dataDir));
-  try {
-    // The store's files, just created by SQLite with the umask's mode.
-    restrictDataDir(dataDir);
-    sealStoredP12(store, () => loadSecretBox(dataDir));
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
-  return store;
-}
-
-/** Runs `fn` with the data folder's store open, and closes it whatever happens. */
-export async function withDataStore<T>(dataDir: string, fn: (store: Store) => Promise<T> | T): Promise<T> {
-  const store = await openDataStore(dataDir);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
+export { openDataStore, storeFile, withDataStore } from './data-store.js';
 
 /**
  * The composition root: opens the data folder, wires every part with its
@@ -156,6 +131,28 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     // Stopped after the server and before delivery (stops run in reverse).
     stops.push(() => signingWorker.stop());
     const signingRequests = createSigningRequests({ store, secrets, worker: signingWorker, pins, pdfs });
+    // CONTRACT §15: issued documents go to the SRI through a durable job; stopped before delivery
+    // (stops run in reverse), so the webhooks of its last outcomes are enqueued and drained.
+    const submissions = createSubmissionEngine({
+      store,
+      sink: delivery,
+      secrets,
+      pins,
+      log: log.child({ module: 'fiscal' }),
+      settings: {
+        sriTestUrl: config.sriTestUrl,
+        sriProductionUrl: config.sriProductionUrl,
+        signatureHash: config.sriSignatureHash,
+        giveUpHours: config.sriGiveUpHours,
+        timeScale: config.deliveryTimeScale,
+        caFile: config.caFile,
+      },
+    });
+    stops.push(() => submissions.stop());
+    // RIDEs are rendered on a thread of their own: 50–500 ms of work each.
+    const rideThread = createRideThread();
+    stops.push(() => rideThread.close());
+    const invoices = createInvoices({ store, documents, catalogs: { identificationTypes, taxTypes }, submissions, rides: rideThread });
     // CONTRACT §13: watched folders sign through signing requests; started after the worker, stopped before it.
     const folderWatcher = createFolderWatcher({ store, requests: signingRequests, worker: signingWorker, log: log.child({ module: 'watch' }), settings: watchSettings() });
 
@@ -174,19 +171,23 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       extraHostNames: config.extraHostNames,
       routes: [
         ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)], readCache),
-        ...documentRoutes(store, documents),
-        ...downloadRoutes(documents, pdfs, { trustAnchors: async () => [...(await testCaAnchors(config.dataDir)), ...configuredRoots] }),
+        ...documentRoutes(store, documents, (id) => isIssuedDocument(store, id)),
+        ...invoiceRoutes(invoices),
+        ...issuerRoutes(store),
+        ...downloadRoutes(documents, pdfs, { trustAnchors: async () => [...(await testCaAnchors(config.dataDir)), ...configuredRoots] }, invoices),
         ...signingRequestRoutes(store, signingRequests),
         ...signingAdminRoutes(signingRequests),
         ...certificateRoutes(store),
         ...certificateAdminRoutes({ store, secrets, dataDir: config.dataDir }),
         ...folderAdminRoutes(store, folderWatcher),
         ...deliveryAdminRoutes(store, delivery),
+        ...fiscalAdminRoutes({ pins, wake: () => submissions.wake() }),
         // CONTRACT §14: what the admin UI needs besides the routes above.
         ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, pkcs11Modules: config.pkcs11Modules }),
         ...bookAdminRoutes(store),
         ...apiKeyAdminRoutes(store),
         ...webhookEndpointAdminRoutes(store, endpoints),
+        ...issuerAdminRoutes(store),
         ...activityAdminRoutes(store),
         ...uiRoutes(adminSessions),
       ],
@@ -220,6 +221,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     const tokenScan = scanConfiguredTokens(store, config.pkcs11Modules, log);
     stops.push(() => tokenScan);
     delivery.start();
+    submissions.start();
     signingWorker.start();
     stops.push(() => folderWatcher.stop());
     await folderWatcher.start();

@@ -39,6 +39,14 @@ export interface Config {
   pdfDeadlineMs: number;
   /** The PDF thread's JavaScript heap (`SELLO_PDF_MEMORY_MB`, 512 MB): a PDF that needs more fails its job, never the agent. */
   pdfMemoryMb: number;
+  /** The SRI's web services for ambiente 1, pruebas (`SELLO_SRI_TEST_URL`; CONTRACT §15). No trailing slash. */
+  sriTestUrl: string;
+  /** The SRI's web services for ambiente 2, producción (`SELLO_SRI_PRODUCTION_URL`; CONTRACT §15). No trailing slash. */
+  sriProductionUrl: string;
+  /** The digest of the comprobantes' XAdES signature (`SELLO_SRI_SIGNATURE_HASH`, `sha1` as the SRI has always accepted, or `sha256`). */
+  sriSignatureHash: 'sha1' | 'sha256';
+  /** Hours the SRI may stay unreachable before a comprobante not yet received ends `failed` (`SELLO_SRI_GIVE_UP_HOURS`, 72; CONTRACT §15). */
+  sriGiveUpHours: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -69,6 +77,29 @@ function numberSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, m
 function listSetting(env: NodeJS.ProcessEnv, name: string, separator: string): string[] {
   const raw = env[`SELLO_${name}`];
   return raw ? raw.split(separator).map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/**
+ * A base URL of the SRI's web services: HTTPS, or plain HTTP only on this machine (a local
+ * stand-in in tests), without query or fragment; returned without a trailing slash.
+ */
+function sriUrlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[`SELLO_${name}`];
+  if (raw === undefined || raw === '') return fallback;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const loopback = url !== undefined && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`SELLO_${name} debe ser una URL https:// sin parámetros (http:// solo hacia este equipo); se recibió "${raw}".`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** `SELLO_SRI_SIGNATURE_HASH`: `sha1` (default) or `sha256`. */
+function sriHashSetting(env: NodeJS.ProcessEnv): 'sha1' | 'sha256' {
+  const raw = (env.SELLO_SRI_SIGNATURE_HASH ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'sha1' || raw === 'sha-1') return 'sha1';
+  if (raw === 'sha256' || raw === 'sha-256') return 'sha256';
+  throw new ConfigError(`SELLO_SRI_SIGNATURE_HASH debe ser sha1 o sha256; se recibió "${env.SELLO_SRI_SIGNATURE_HASH}".`);
 }
 
 export class ConfigError extends Error {
@@ -103,5 +134,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     pdfDeadlineMs: overrides.pdfDeadlineMs ?? numberSetting(env, 'PDF_DEADLINE_MS', 30_000, 100),
     // Below 64 MB the thread cannot even load its own code.
     pdfMemoryMb: overrides.pdfMemoryMb ?? numberSetting(env, 'PDF_MEMORY_MB', 512, 64),
+    sriTestUrl: overrides.sriTestUrl ?? sriUrlSetting(env, 'SRI_TEST_URL', 'https://celcer.sri.gob.ec/comprobantes-electronicos-ws'),
+    sriProductionUrl: overrides.sriProductionUrl ?? sriUrlSetting(env, 'SRI_PRODUCTION_URL', 'https://cel.sri.gob.ec/comprobantes-electronicos-ws'),
+    sriSignatureHash: overrides.sriSignatureHash ?? sriHashSetting(env),
+    sriGiveUpHours: overrides.sriGiveUpHours ?? numberSetting(env, 'SRI_GIVE_UP_HOURS', 72, 0),
   };
 }

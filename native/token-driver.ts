@@ -87,6 +87,11 @@ export interface SignOptions {
    * Called at most once per signature; a wrong answer is not retried.
    */
   contextPin?: () => Promise<string>;
+  /**
+   * The digest signed: SHA-256 (default) or SHA-1, which only the XAdES-BES of Ecuador's SRI
+   * needs (rsa-sha1).
+   */
+  hash?: 'sha256' | 'sha1';
 }
 
 /**
@@ -105,8 +110,9 @@ export interface TokenDriver {
   isLoggedIn(slotId: string): boolean;
   logout(slotId: string): Promise<void>;
   /**
-   * Signs SHA-256(`data`) with the private key whose CKA_ID is `keyId`: RSA PKCS#1 v1.5
-   * (CKM_SHA256_RSA_PKCS, or CKM_RSA_PKCS over a DigestInfo) or ECDSA (DER-encoded).
+   * Signs SHA-256(`data`) (or SHA-1 with `opts.hash`) with the private key whose CKA_ID is
+   * `keyId`: RSA PKCS#1 v1.5 (CKM_SHA256_RSA_PKCS / CKM_SHA1_RSA_PKCS, or CKM_RSA_PKCS over a
+   * DigestInfo) or ECDSA (DER-encoded).
    */
   sign(slotId: string, keyId: Buffer, data: Buffer, opts?: SignOptions): Promise<Buffer>;
   /** Logs out, closes sessions and, when this was the last user of the module, finalizes it. */
@@ -219,8 +225,11 @@ const CKF_REMOVABLE_DEVICE = 0x2;
 const CKF_HW_SLOT = 0x4;
 const CKS_RO_USER_FUNCTIONS = 1;
 const CKS_RW_USER_FUNCTIONS = 3;
-/** DigestInfo prefix for SHA-256 (RFC 8017 §9.2, note 1). */
-const SHA256_DIGEST_INFO_PREFIX = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+/** DigestInfo prefixes (RFC 8017 §9.2, note 1): what CKM_RSA_PKCS signs before the digest. */
+const DIGEST_INFO_PREFIX = {
+  sha256: Buffer.from('3031300d060960864801650304020105000420', 'hex'),
+  sha1: Buffer.from('3021300906052b0e03021a05000414', 'hex'),
+} as const;
 const SIGNATURE_BUFFER = 1024; // RSA-8192 or any ECDSA fits
 
 class Pkcs11TokenDriver implements TokenDriver {
@@ -383,24 +392,26 @@ class Pkcs11TokenDriver implements TokenDriver {
         // Ask for the PIN before C_SignInit: an operation left active would block the session.
         const contextPin = alwaysAuthenticate ? await this.askContextPin(opts) : undefined;
 
+        const hash = opts.hash ?? 'sha256';
         if (keyType === 'ec') {
-          const raw = await this.signWith(session, key, { mechanism: pkcs11js.CKM_ECDSA }, sha256(data), contextPin);
+          const raw = await this.signWith(session, key, { mechanism: pkcs11js.CKM_ECDSA }, digestOf(hash, data), contextPin);
           return ecdsaRawToDer(raw);
         }
         if (keyType !== 'rsa') {
           throw new SelloError('pkcs11_error', { detail: 'La clave del token no es RSA ni EC; Sello no puede firmar con ella.' });
         }
         const mechanisms = this.mechanismsOf(slotId, state);
-        if (!this.options.rawRsaOnly && mechanisms.has(pkcs11js.CKM_SHA256_RSA_PKCS)) {
+        const hashing = hash === 'sha1' ? pkcs11js.CKM_SHA1_RSA_PKCS : pkcs11js.CKM_SHA256_RSA_PKCS;
+        if (!this.options.rawRsaOnly && mechanisms.has(hashing)) {
           try {
-            return await this.signWith(session, key, { mechanism: pkcs11js.CKM_SHA256_RSA_PKCS }, data, contextPin);
+            return await this.signWith(session, key, { mechanism: hashing }, data, contextPin);
           } catch (err) {
             if (ckrOf(err) !== CKR.MECHANISM_INVALID) throw err;
             // Listed but refused (seen on some drivers): fall back below.
           }
         }
         // Every token does raw PKCS#1 v1.5 over a DigestInfo (RFC 8017 §9.2).
-        const digestInfo = Buffer.concat([SHA256_DIGEST_INFO_PREFIX, sha256(data)]);
+        const digestInfo = Buffer.concat([DIGEST_INFO_PREFIX[hash], digestOf(hash, data)]);
         return await this.signWith(session, key, { mechanism: pkcs11js.CKM_RSA_PKCS }, digestInfo, contextPin);
       } catch (err) {
         throw this.fail(slotId, err, 'operation');
@@ -681,8 +692,8 @@ function toTokenEntry(info: pkcs11js.TokenInfo): TokenEntry {
   };
 }
 
-function sha256(data: Buffer): Buffer {
-  return createHash('sha256').update(data).digest();
+function digestOf(hash: 'sha256' | 'sha1', data: Buffer): Buffer {
+  return createHash(hash).update(data).digest();
 }
 
 /** PKCS#11 CKM_ECDSA returns r‖s; CMS wants Ecdsa-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 5758 §3.2). */

@@ -44,5 +44,6 @@ export async function startSession() {
 export const api = {
   get: (path) => call('GET', path),
   post: (path, body) => call('POST', path, body ?? {}),
+  put: (path, body) => call('PUT', path, body ?? {}),
   del: (path) => call('DELETE', path),
 };

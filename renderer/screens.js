@@ -1,6 +1,6 @@
 // The screens of the admin UI (CONTRACT §14). Each is `async (root) => void`: it reads
 // the admin API, draws into `root`, and redraws itself after a change.
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { field, form, h, notice, readFileBase64, shownOnce, SLUG, table } from './dom.js';
 import { t } from './i18n.js';
 
@@ -409,6 +409,189 @@ export async function certificados(root) {
     importForm,
     h('h2', {}, t('certificados.testTitle')),
     issueForm,
+  );
+}
+
+let issuerEnv = 'live';
+
+const SERIES = /^(?!000)\d{3}$/;
+const REGIMES = ['general', 'rimpe_emprendedor', 'rimpe_negocio_popular'];
+
+/** The issuer of a book and environment, or null when it has none (404). */
+async function readIssuer(book, environment) {
+  try {
+    return (await api.get(`/books/${encodeURIComponent(book)}/issuer?environment=${environment}`)).data;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** "001, 002 002;003" → ['001', '002', '002', '003'] */
+const pointsOf = (text) => text.split(/[\s,;]+/).filter(Boolean);
+
+/**
+ * The Emisor screen (CONTRACT §15): the issuer of the chosen book and environment, and a form
+ * that stores it through the same checks as `PUT /api/v1/issuer` (errors land beside their
+ * fields, `establishments[0].emission_points[1]` beside that establishment's points).
+ */
+export async function emisor(root) {
+  const picker = await bookPicker(() => emisor(root));
+  const env = field('environment', t('environment'), {
+    type: 'select',
+    options: ['live', 'test'].map((e) => h('option', { value: e, selected: e === issuerEnv }, e)),
+  });
+  env.input.addEventListener('change', () => {
+    issuerEnv = env.input.value;
+    emisor(root);
+  });
+  const [certs, current] = await Promise.all([api.get('/certificates').then((r) => r.data), picker.book ? readIssuer(picker.book, issuerEnv) : null]);
+  const result = h('div', { className: 'result' });
+  const redraw = async (...messages) => {
+    await emisor(root);
+    root.querySelector('.result')?.replaceChildren(...messages);
+  };
+
+  // A live issuer signs with live certificates; a test one with test or live ones (CONTRACT §15).
+  const usable = (c) => c.status === 'issued' && Date.parse(c.expiry) > Date.now() && (issuerEnv === 'test' || c.environment === 'live');
+  const choices = certs.filter((c) => usable(c) || c.id === current?.certificate_id).sort((a, b) => (a.environment === issuerEnv ? -1 : 0) - (b.environment === issuerEnv ? -1 : 0));
+  const certLabel = (c) => `${holder(c)} — ${c.type} (${c.environment}), ${t('certificados.expiry').toLowerCase()} ${date(c.expiry)}${usable(c) ? '' : ` — ${t('emisor.unusable')}`}`;
+  const text = (name, label, value, attrs = {}) => field(name, label, { input: { autocomplete: 'off', value: value ?? '', ...attrs } });
+
+  const fields = {
+    ruc: text('ruc', t('emisor.ruc'), current?.ruc, { inputmode: 'numeric', maxlength: 13 }),
+    razon_social: text('razon_social', t('emisor.razonSocial'), current?.razon_social, { maxlength: 300 }),
+    nombre_comercial: text('nombre_comercial', t('emisor.nombreComercial'), current?.nombre_comercial, { maxlength: 300 }),
+    dir_matriz: text('dir_matriz', t('emisor.dirMatriz'), current?.dir_matriz, { maxlength: 300 }),
+    obligado_contabilidad: field('obligado_contabilidad', t('emisor.obligado'), { type: 'checkbox', input: { checked: current?.obligado_contabilidad ?? false } }),
+    contribuyente_especial: text('contribuyente_especial', t('emisor.contribuyenteEspecial'), current?.contribuyente_especial, { maxlength: 13 }),
+    agente_retencion: text('agente_retencion', t('emisor.agenteRetencion'), current?.agente_retencion, { inputmode: 'numeric', maxlength: 8 }),
+    regimen: field('regimen', t('emisor.regimen'), {
+      type: 'select',
+      options: [h('option', { value: '' }, t('emisor.regimenNone')), ...REGIMES.map((r) => h('option', { value: r, selected: r === current?.regimen }, t(`emisor.${r}`)))],
+    }),
+    certificate_id: field('certificate_id', t('emisor.certificate'), {
+      type: 'select',
+      options: [h('option', { value: '' }, '—'), ...choices.map((c) => h('option', { value: c.id, selected: c.id === current?.certificate_id }, certLabel(c)))],
+    }),
+  };
+
+  // Establishments: rows drawn from `rows`; each row's fields join `fields` under their server
+  // path (`establishments[0].code`) so that errors of either side land beside them.
+  let rows = (current?.establishments ?? [{ code: '001', address: '', emission_points: ['001'] }]).map((e) => ({ code: e.code, address: e.address, points: e.emission_points.join(', ') }));
+  const list = h('div', { className: 'establishment-list' });
+  const add = h('button', { type: 'button', onclick: () => drawRows([...readRows(), { code: '', address: '', points: '001' }], true) }, t('emisor.addEstablishment'));
+  const listError = h('span', { className: 'field-error', id: 'establishments-error', 'data-field-error': 'establishments', role: 'alert' });
+  fields.establishments = {
+    el: h('fieldset', { className: 'establishments' }, h('legend', {}, t('emisor.establishments')), list, add, listError),
+    input: add,
+    setError: (message) => {
+      listError.textContent = message ?? '';
+    },
+  };
+  const rowKeys = (i) => [`establishments[${i}].code`, `establishments[${i}].address`, `establishments[${i}].emission_points`];
+  const readRows = () =>
+    rows.map((_, i) => {
+      const [code, address, points] = rowKeys(i).map((k) => fields[k].input.value);
+      return { code, address, points };
+    });
+  const drawRows = (next, focusLast = false) => {
+    rows.forEach((_, i) => rowKeys(i).forEach((k) => delete fields[k]));
+    rows = next;
+    list.replaceChildren(
+      ...rows.map((row, i) => {
+        const [codeKey, addressKey, pointsKey] = rowKeys(i);
+        fields[codeKey] = text(codeKey, t('emisor.code'), row.code, { inputmode: 'numeric', maxlength: 3, placeholder: '001' });
+        fields[addressKey] = text(addressKey, t('emisor.address'), row.address, { maxlength: 300 });
+        fields[pointsKey] = text(pointsKey, t('emisor.points'), row.points, { placeholder: '001, 002' });
+        const remove = h('button', { type: 'button', className: 'secondary', onclick: () => drawRows(readRows().filter((__, j) => j !== i)) }, t('emisor.removeEstablishment'));
+        return h('fieldset', { className: 'establishment', 'data-establishment': i }, h('legend', {}, `${t('emisor.establishment')} ${i + 1}`), fields[codeKey].el, fields[addressKey].el, fields[pointsKey].el, remove);
+      }),
+    );
+    if (focusLast && rows.length) fields[rowKeys(rows.length - 1)[0]].input.focus();
+  };
+
+  const v = (name) => fields[name].input.value.trim();
+  const validate = () => {
+    const p = {};
+    if (!v('ruc')) p.ruc = t('required');
+    else if (!/^\d{10}001$/.test(v('ruc'))) p.ruc = t('emisor.rucRule');
+    for (const name of ['razon_social', 'dir_matriz']) if (!v(name)) p[name] = t('required');
+    if (v('contribuyente_especial') && !/^[A-Za-z0-9]{3,13}$/.test(v('contribuyente_especial'))) p.contribuyente_especial = t('emisor.contribuyenteRule');
+    if (v('agente_retencion') && !/^\d{1,8}$/.test(v('agente_retencion'))) p.agente_retencion = t('emisor.agenteRule');
+    if (!v('certificate_id')) p.certificate_id = t('emisor.certRule');
+    if (rows.length === 0) p.establishments = t('emisor.oneEstablishment');
+    const codes = new Set();
+    rows.forEach((_, i) => {
+      const [codeKey, addressKey, pointsKey] = rowKeys(i);
+      if (!SERIES.test(v(codeKey))) p[codeKey] = t('emisor.codeRule');
+      else if (codes.has(v(codeKey))) p[codeKey] = t('emisor.duplicateRule');
+      codes.add(v(codeKey));
+      if (!v(addressKey)) p[addressKey] = t('required');
+      const points = pointsOf(v(pointsKey));
+      if (points.length === 0 || !points.every((x) => SERIES.test(x))) p[pointsKey] = t('emisor.pointsRule');
+      else if (new Set(points).size !== points.length) p[pointsKey] = t('emisor.duplicateRule');
+    });
+    return p;
+  };
+  const optional = (name) => (v(name) ? { [name]: v(name) } : {});
+  const send = () =>
+    api.put(`/books/${encodeURIComponent(picker.book)}/issuer?environment=${issuerEnv}`, {
+      country: 'EC',
+      ruc: v('ruc'),
+      razon_social: v('razon_social'),
+      ...optional('nombre_comercial'),
+      dir_matriz: v('dir_matriz'),
+      establishments: rows.map((_, i) => {
+        const [codeKey, addressKey, pointsKey] = rowKeys(i);
+        return { code: v(codeKey), address: v(addressKey), emission_points: pointsOf(v(pointsKey)) };
+      }),
+      obligado_contabilidad: fields.obligado_contabilidad.input.checked,
+      ...optional('contribuyente_especial'),
+      ...optional('agente_retencion'),
+      ...optional('regimen'),
+      certificate_id: v('certificate_id'),
+    });
+  const editor = picker.book
+    ? form({
+        fields,
+        submitLabel: t('emisor.save'),
+        validate,
+        send,
+        onDone: (r) => redraw(notice(t('emisor.saved')), ...Object.values(r.meta?.notes ?? {}).map((n) => notice(`${t('emisor.note')} ${n}`, 'warn'))),
+      })
+    : '';
+  drawRows(rows);
+
+  const byId = new Map(certs.map((c) => [c.id, c]));
+  const summary = current
+    ? h(
+        'dl',
+        { className: 'facts', 'data-testid': 'issuer' },
+        h('dt', {}, t('emisor.ruc')),
+        h('dd', {}, current.ruc),
+        h('dt', {}, t('emisor.razonSocial')),
+        h('dd', {}, current.razon_social),
+        h('dt', {}, t('emisor.establishments')),
+        h('dd', {}, current.establishments.map((e) => `${e.code} (${e.emission_points.join(', ')})`).join('; ')),
+        h('dt', {}, t('emisor.certificate')),
+        h('dd', {}, byId.has(current.certificate_id) ? certLabel(byId.get(current.certificate_id)) : current.certificate_id),
+        h('dt', {}, t('emisor.updated')),
+        h('dd', {}, date(current.updated_at)),
+      )
+    : h('p', { className: 'empty' }, t('emisor.none'));
+
+  root.replaceChildren(
+    h('h1', {}, t('nav.emisor')),
+    h('p', {}, t('emisor.intro')),
+    h('div', { className: 'pickers' }, picker.el, env.el),
+    current ? h('h2', {}, t('emisor.current')) : '',
+    summary,
+    result,
+    h('h2', {}, t('emisor.edit')),
+    h('p', { className: 'empty' }, issuerEnv === 'live' ? t('emisor.certHelpLive') : t('emisor.certHelpTest')),
+    choices.length ? '' : notice(t('emisor.noCerts'), 'error'),
+    editor,
   );
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Before `npm test`: the system tools the tests drive for real (a PKCS#11 token,
-// poppler, qpdf, a QR reader, Chromium, openssl). Before `npm run bench`
+// poppler, qpdf, a QR reader, Chromium, openssl, xmllint and xmlsec1 for the tax XML). Before `npm run bench`
 // (`system-tools.mjs bench`): those and wrk, the HTTP load generator. Installs them
 // with apt-get when running as root on Debian; otherwise stops with the exact
 // command to run.
@@ -13,11 +13,14 @@ const tools = [
   ['pkcs11-tool', 'opensc'],
   ['pdfsig', 'poppler-utils'],
   ['pdftoppm', 'poppler-utils'],
+  ['pdftotext', 'poppler-utils'],
   ['qpdf', 'qpdf'],
   ['zbarimg', 'zbar-tools'],
   ['chromium', 'chromium'],
   ['openssl', 'openssl'],
   ['certutil', 'libnss3-tools'],
+  ['xmllint', 'libxml2-utils'],
+  ['xmlsec1', 'xmlsec1'],
 ];
 const forBench = process.argv.includes('bench');
 if (forBench) tools.push(['wrk', 'wrk']);

@@ -41,6 +41,11 @@ export const taxTypes: readonly TaxType[] = [
   { code: 'ec-iva-14', authority_code: '3', country: 'EC', group: 'iva', name: 'IVA 14 %' },
   { code: 'ec-no-objeto-iva', authority_code: '6', country: 'EC', group: 'iva', name: 'No objeto de IVA' },
   { code: 'ec-exento-iva', authority_code: '7', country: 'EC', group: 'iva', name: 'Exento de IVA' },
+  // The VAT rates in force since 2024 (CONTRACT §15, compatible addition, versioning rule 2).
+  { code: 'ec-iva-15', authority_code: '4', country: 'EC', group: 'iva', name: 'IVA 15 %' },
+  { code: 'ec-iva-5', authority_code: '5', country: 'EC', group: 'iva', name: 'IVA 5 %' },
+  { code: 'ec-iva-13', authority_code: '10', country: 'EC', group: 'iva', name: 'IVA 13 %' },
+  { code: 'ec-iva-8', authority_code: '8', country: 'EC', group: 'iva', name: 'IVA 8 %' },
   { code: 'ec-ice-bebidas-alcoholicas', authority_code: '3031', country: 'EC', group: 'ice', name: 'ICE bebidas alcohólicas' },
   { code: 'ec-ice-cerveza-artesanal', authority_code: '3041', country: 'EC', group: 'ice', name: 'ICE cerveza artesanal' },
   { code: 'pe-igv', authority_code: '1000', country: 'PE', group: 'igv', name: 'IGV Impuesto General a las Ventas' },

@@ -1,4 +1,4 @@
-import { withDataStore } from '../app.js';
+import { withDataStore } from '../data-store.js';
 import { createBook, createKey, findBook, listBooks, listKeys, revokeKey, scopes, type Scope } from '../auth/index.js';
 import { dataDirOf, oneOf, parse, UsageError, type Io } from './args.js';
 

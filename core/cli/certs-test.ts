@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { withDataStore } from '../app.js';
+import { withDataStore } from '../data-store.js';
 import { issueTestCertificate, openDataTestCa, parseTestCertificateRequest } from '../certificates/index.js';
 import { loadSecretBox } from '../secrets/index.js';
 import { dataDirOf, parse, UsageError, type Io } from './args.js';

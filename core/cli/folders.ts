@@ -3,7 +3,7 @@
  * `folders list`, `folders remove ID` (CONTRACT §1, §13). The profile goes to the store; a
  * running `sello serve` picks it up within a second.
  */
-import { withDataStore } from '../app.js';
+import { withDataStore } from '../data-store.js';
 import { addFolder, countsByFolder, listFolders, removeFolder, toFolderRecord, type FolderRow } from '../watch/index.js';
 import { dataDirOf, parse, UsageError, type Io } from './args.js';
 

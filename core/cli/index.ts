@@ -5,11 +5,7 @@ import { DataDirLockedError } from '../data-dir.js';
 import { isSelloError } from '../errors/index.js';
 import { version } from '../version.js';
 import { UsageError, type Io } from './args.js';
-import { books, keys } from './books-keys.js';
-import { serve } from './serve.js';
-import { certs, sign, tokens, verify } from './signing.js';
 import { debugging } from './debug.js';
-import { folders } from './folders.js';
 
 export type { Io } from './args.js';
 
@@ -32,10 +28,30 @@ Uso: sello <comando> [opciones]
   folders add CARPETA --cert ID [--page N|last] [--x X] [--y Y] [--size s|m|l] [--poll]
   folders list                                carpetas vigiladas y archivos en espera
   folders remove ID
+  xml sign ARCHIVO.xml --cert ID [--out SALIDA.xml] [--sha256] [--pin-stdin]
+                                              firma XAdES-BES de un comprobante del SRI
+  xml verify ARCHIVO.xml                      la firma XAdES-BES: válida o no, y por qué
 
 Opciones comunes: --data-dir DIR (o SELLO_HOME), --json (una línea JSON por registro).`;
 
-const commands: Record<string, (args: string[], io: Io) => Promise<number>> = { serve, books, keys, tokens, certs, sign, verify, folders };
+type Command = (args: string[], io: Io) => Promise<number>;
+
+/**
+ * Each command's module is loaded when that command runs: `sello keys list` need not load the
+ * HTTP server, the PDF signer and the XML libraries (tsx compiles every module it loads, so the
+ * whole graph cost seconds at each start).
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serve,
+  books: async () => (await import('./books-keys.js')).books,
+  keys: async () => (await import('./books-keys.js')).keys,
+  tokens: async () => (await import('./signing.js')).tokens,
+  certs: async () => (await import('./signing.js')).certs,
+  sign: async () => (await import('./signing.js')).sign,
+  verify: async () => (await import('./signing.js')).verify,
+  folders: async () => (await import('./folders.js')).folders,
+  xml: async () => (await import('./xml.js')).xml,
+};
 
 function askHidden(prompt: string): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);
@@ -90,9 +106,9 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
       io.out(version);
       return 0;
     }
-    const run = commands[command];
-    if (!run) throw new UsageError(`Comando desconocido: ${command}. Vea sello --help.`);
-    return await run(args, io);
+    const load = Object.hasOwn(commands, command) ? commands[command] : undefined;
+    if (!load) throw new UsageError(`Comando desconocido: ${command}. Vea sello --help.`);
+    return await (await load())(args, io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`sello: ${err.message}`);

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { withDataStore } from '../app.js';
+import { withDataStore } from '../data-store.js';
 import { findCertificateRow, importP12, listCertificates, listTrustAnchors, summarizeCertificate, type CertificateRecord } from '../certificates/index.js';
 import { scanTokenModule } from '../signing/token-scan.js';
 import { loadConfig } from '../config.js';

@@ -14,6 +14,9 @@ export interface Database {
   tax_types: TaxTypesTable;
   settings: SettingsTable;
   documents: DocumentsTable;
+  issuers: IssuersTable;
+  fiscal_sequences: FiscalSequencesTable;
+  fiscal_submissions: FiscalSubmissionsTable;
   events: EventsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
@@ -116,7 +119,7 @@ export interface DocumentsTable {
   currency: string;
   /** Decimal amount as text, never a float. */
   grand_total: string;
-  status: 'pending' | 'authorized' | 'rejected' | 'failed';
+  status: 'pending' | 'signed' | 'sent' | 'authorized' | 'rejected' | 'failed';
   authorization_status: string | null;
   authorization_number: string | null;
   authorization_date: string | null;
@@ -304,3 +307,54 @@ export interface WatchLedgerTable {
   created_at: string;
   updated_at: string;
 }
+
+/** The issuer of a book in one environment (CONTRACT §15). */
+export interface IssuersTable {
+  book_id: string;
+  environment: 'test' | 'live';
+  country: 'EC' | 'PE';
+  /** JSON of the issuer (core/fiscal/sri/invoice-model.ts `Issuer`). */
+  body: string;
+  certificate_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The last sequential number given per book, environment, document type and series. */
+export interface FiscalSequencesTable {
+  book_id: string;
+  environment: 'test' | 'live';
+  doc_code: string;
+  establishment: string;
+  emission_point: string;
+  last: number;
+}
+
+export type FiscalSubmissionState = 'pending' | 'signed' | 'sent' | 'authorized' | 'rejected' | 'failed';
+
+/** One issued document on its way to the tax authority: a durable job. */
+export interface FiscalSubmissionsTable {
+  document_id: string;
+  book_id: string;
+  environment: 'test' | 'live';
+  country: 'EC' | 'PE';
+  kind: string;
+  request_hash: string;
+  computed: string;
+  issuer: string;
+  certificate_id: string;
+  access_key: string;
+  signed_xml: Buffer | null;
+  state: FiscalSubmissionState;
+  attempts: number;
+  due_at: number | null;
+  lease_until: number | null;
+  unreachable_since: string | null;
+  last_error: string | null;
+  authorization_xml: string | null;
+  /** What put it in `sent`: `RECIBIDA`, or the DEVUELTA code 43, 45 or 70. */
+  reception: string | null;
+  created_at: string;
+  updated_at: string;
+}
+

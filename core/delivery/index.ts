@@ -17,5 +17,6 @@ export { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineDeps } fr
 export { deliveryAdminRoutes } from './admin-routes.js';
 export { nextAttempt, parseRetryAfter, schedules, JITTER, type AttemptOutcome, type DeliveryKind, type DeliveryState, type NextStep } from './schedule.js';
 export { signatureHeader } from './signature-headers.js';
+export { createHttpsAgent, trustedCas, TLS_CODES } from './sender.js';
 export { callbackDeliveryId, countDeliveries, recentFailures, type CallbackInput, type WebhookEventType } from './store.js';
 export { pruneDeliveryHistory } from './prune.js';

@@ -47,16 +47,24 @@ export function trustedCas(caFile: string | undefined, env: NodeJS.ProcessEnv = 
 }
 
 /**
+ * A keep-alive HTTPS agent trusting `trustedCas(caFile)`: how Sello reaches every HTTPS
+ * destination (webhook endpoints, the SRI's web services), so both trust the same CAs.
+ */
+export function createHttpsAgent(options: { caFile?: string | undefined; maxSockets: number }): https.Agent {
+  const ca = trustedCas(options.caFile);
+  // One secure context built once: passing `ca` itself would make the agent join every
+  // CA's PEM into each request's pool key and build a context per connection.
+  const secureContext = ca ? tls.createSecureContext({ ca }) : undefined;
+  return new https.Agent({ keepAlive: true, maxSockets: options.maxSockets, ...(secureContext ? { secureContext } : {}) });
+}
+
+/**
  * Posts with node:https over a keep-alive agent. No redirects are followed (node never
  * follows them; a 3xx is reported as a failure), and the whole attempt, connection to
  * last byte, is bounded by `timeoutMs` (15 s in production, CONTRACT §9).
  */
 export function createSender(options: { caFile?: string | undefined; timeoutMs: number; maxSockets: number }): Sender {
-  const ca = trustedCas(options.caFile);
-  // One secure context built once: passing `ca` itself would make the agent join every
-  // CA's PEM into each request's pool key and build a context per connection.
-  const secureContext = ca ? tls.createSecureContext({ ca }) : undefined;
-  const agent = new https.Agent({ keepAlive: true, maxSockets: options.maxSockets, ...(secureContext ? { secureContext } : {}) });
+  const agent = createHttpsAgent({ caFile: options.caFile, maxSockets: options.maxSockets });
   const running = new Set<ClientRequest>();
 
   return {
@@ -143,7 +151,8 @@ class TimeoutError extends Error {
 
 class ShutdownError extends Error {}
 
-const TLS_CODES = new Set([
+/** Node's codes for an HTTPS certificate that does not chain to a trusted CA. */
+export const TLS_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',

@@ -179,49 +179,16 @@ export function createDocuments(store: Store, sink: EventSink): Documents {
       if (input.status === 'authorized' && !input.authorization) {
         throw invalid({ authorization: ['es obligatoria para el estado authorized: {status, number, date}'] });
       }
-      let emitted = false;
-      const view = store.transaction(() => {
-        const row = find(caller, id);
-        if (!row) throw notFound(id);
-        assertTransition(row.status, input.status);
-        const now = new Date();
-        const authorization = input.authorization;
-        const changes = {
+      const outcome = store.transaction(() => {
+        if (!find(caller, id)) throw notFound(id);
+        return applyStatusChange(store, sink, id, {
           status: input.status,
-          authorization_status: authorization?.status ?? row.authorization_status,
-          authorization_number: authorization?.number ?? row.authorization_number,
-          authorization_date: authorization ? new Date(authorization.date).toISOString() : row.authorization_date,
-          failure_reason: input.failure_reason === undefined ? (input.status === 'authorized' ? null : row.failure_reason) : input.failure_reason,
-        };
-        const unchanged =
-          row.status === changes.status &&
-          row.authorization_status === changes.authorization_status &&
-          row.authorization_number === changes.authorization_number &&
-          row.authorization_date === changes.authorization_date &&
-          row.failure_reason === changes.failure_reason;
-        if (unchanged) return toDocumentView(row);
-        store.run(store.db.updateTable('documents').set({ ...changes, updated_at: now.toISOString() }).where('id', '=', id));
-        const updated = find(caller, id)!;
-        if (updated.environment === 'live' && row.status !== input.status) {
-          const type = `document.${input.status}` as WebhookEventType;
-          const event = { id: crypto.randomUUID(), bookId: caller.book.id, documentId: id, type };
-          store.run(
-            store.db.insertInto('events').values({
-              id: event.id,
-              book_id: event.bookId,
-              document_id: id,
-              type,
-              body: webhookBody(type, updated, now),
-              created_at: now.toISOString(),
-            }),
-          );
-          sink.enqueueWebhookEvent(event);
-          emitted = true;
-        }
-        return toDocumentView(updated);
+          authorization: input.authorization,
+          failure_reason: input.failure_reason,
+        }, new Date());
       });
-      if (emitted) sink.wake();
-      return view;
+      if (outcome.emitted) sink.wake();
+      return outcome.view;
     },
 
     findForAccount(environment, id) {
@@ -238,6 +205,75 @@ export function createDocuments(store: Store, sink: EventSink): Documents {
       return { ...toDocumentView({ ...rest, has_pdf: pdf ? 1 : 0, has_xml: xml !== null ? 1 : 0 }), pdf };
     },
   };
+}
+
+/** The statuses that end a document's life and emit `document.<status>` for live documents. */
+const FINAL_STATUSES: ReadonlySet<DocumentStatus> = new Set(['authorized', 'rejected', 'failed']);
+
+/** A change of a document's status, as `POST /documents/:id/status` or the submission job (core/fiscal) asks it. */
+export interface StatusChange {
+  status: DocumentStatus;
+  /** `date` is any ISO 8601 date-time; it is stored in UTC. */
+  authorization?: { status: string; number: string; date: string } | undefined;
+  /** Undefined: kept as it is (cleared by `authorized`); null: cleared. */
+  failure_reason?: string | null | undefined;
+  /** The document's XML (the SRI's `autorizacion` of an issued invoice), when it changes. */
+  xml?: string | undefined;
+}
+
+/**
+ * Inside the caller's transaction: applies `change` to document `id` (already found and scoped
+ * by the caller). When a live document's status becomes final, its event row is written and
+ * `sink` enqueues the deliveries, in the same transaction (CONTRACT §9); test documents emit
+ * nothing. `emitted`: the caller wakes the sink after its commit. The one code path of status
+ * changes, for the ERP's `POST /documents/:id/status` and for Sello's own submissions.
+ */
+export function applyStatusChange(store: Store, sink: EventSink, id: string, change: StatusChange, now: Date): { view: DocumentView; emitted: boolean } {
+  const byId = store.statement<[string], Row>(`select ${viewColumns} from documents where id = ?`);
+  const row = byId.get(id);
+  if (!row) throw new SelloError('not_found', { detail: `No existe el documento ${id}.`, detailEn: `There is no document ${id}.` });
+  assertTransition(row.status, change.status);
+  const authorization = change.authorization;
+  const changes = {
+    status: change.status,
+    authorization_status: authorization?.status ?? row.authorization_status,
+    authorization_number: authorization?.number ?? row.authorization_number,
+    authorization_date: authorization ? new Date(authorization.date).toISOString() : row.authorization_date,
+    failure_reason: change.failure_reason === undefined ? (change.status === 'authorized' ? null : row.failure_reason) : change.failure_reason,
+  };
+  const unchanged =
+    change.xml === undefined &&
+    row.status === changes.status &&
+    row.authorization_status === changes.authorization_status &&
+    row.authorization_number === changes.authorization_number &&
+    row.authorization_date === changes.authorization_date &&
+    row.failure_reason === changes.failure_reason;
+  if (unchanged) return { view: toDocumentView(row), emitted: false };
+  store.run(
+    store.db
+      .updateTable('documents')
+      .set({ ...changes, ...(change.xml !== undefined ? { xml: change.xml } : {}), updated_at: now.toISOString() })
+      .where('id', '=', id),
+  );
+  const updated = byId.get(id)!;
+  let emitted = false;
+  if (updated.environment === 'live' && row.status !== change.status && FINAL_STATUSES.has(change.status)) {
+    const type = `document.${change.status}` as WebhookEventType;
+    const event = { id: crypto.randomUUID(), bookId: updated.book_id, documentId: id, type };
+    store.run(
+      store.db.insertInto('events').values({
+        id: event.id,
+        book_id: event.bookId,
+        document_id: id,
+        type,
+        body: webhookBody(type, updated, now),
+        created_at: now.toISOString(),
+      }),
+    );
+    sink.enqueueWebhookEvent(event);
+    emitted = true;
+  }
+  return { view: toDocumentView(updated), emitted };
 }
 
 /**

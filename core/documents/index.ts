@@ -7,6 +7,7 @@
  *   documents.changeStatus(caller, id, { status: 'authorized', authorization: { status: 'AUTORIZADO', number: '…', date: '…' } });
  */
 export {
+  applyStatusChange,
   createDocuments,
   checkDocumentInput,
   toDocumentView,
@@ -15,6 +16,7 @@ export {
   type DocumentView,
   type Documents,
   type EventSink,
+  type StatusChange,
   type WebhookEventType,
 } from './documents.js';
 export { accessKeyCheckDigit, accessKeyProblem, withCheckDigit } from './access-key.js';

@@ -108,6 +108,17 @@ export const errorCatalog = {
     es: 'El documento todavía no tiene XML.',
     en: 'The document has no XML yet.',
   },
+  // CONTRACT §15: a fiscal write needs the issuer of its book and environment.
+  emisor_not_configured: {
+    status: 422,
+    es: 'Este libro no tiene emisor configurado en este ambiente. Configúrelo con PUT /api/v1/issuer.',
+    en: 'This book has no issuer configured in this environment. Configure it with PUT /api/v1/issuer.',
+  },
+  book_not_configured: {
+    status: 422,
+    es: 'Este libro no tiene emisor configurado en este ambiente: no se pueden registrar compras a su nombre. Configúrelo con PUT /api/v1/issuer.',
+    en: 'This book has no issuer configured in this environment: purchases cannot be recorded for it. Configure it with PUT /api/v1/issuer.',
+  },
   in_progress: {
     status: 409,
     es: 'Una operación con el mismo external_ref está en curso; reintente en unos segundos.',
@@ -257,6 +268,24 @@ export const errorCatalog = {
     status: 400,
     es: 'El archivo no es un .p12 (PKCS#12) válido o no contiene una clave y su certificado.',
     en: 'The file is not a valid .p12 (PKCS#12) or holds no key with its certificate.',
+  },
+  // The SRI refuses such certificates (error 39): said before signing, not after sending.
+  certificate_key_usage: {
+    status: 422,
+    es: 'El uso de clave del certificado no incluye la firma digital (digitalSignature); el SRI rechaza las firmas hechas con él.',
+    en: 'The certificate’s key usage does not include digital signature (digitalSignature); the SRI refuses signatures made with it.',
+  },
+  certificate_key_type: {
+    status: 422,
+    es: 'La clave del certificado no es RSA; las firmas XAdES de comprobantes electrónicos solo admiten claves RSA.',
+    en: 'The certificate’s key is not RSA; XAdES signatures of electronic tax documents only allow RSA keys.',
+  },
+
+  // ── XML of tax documents ───────────────────────────────────────────────────
+  xml_invalid: {
+    status: 400,
+    es: 'El archivo no es un XML que Sello pueda firmar (mal formado, demasiado grande, con DOCTYPE o sin id="comprobante").',
+    en: 'The file is not an XML Sello can sign (malformed, too large, with a DOCTYPE or without id="comprobante").',
   },
 
   // ── PKCS#11 tokens ─────────────────────────────────────────────────────────

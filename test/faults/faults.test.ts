@@ -12,6 +12,7 @@ import { faultsSettings } from './harness.js';
 import { dbLock } from './db-lock.js';
 import { fullDisk } from './full-disk.js';
 import { killCampaign } from './kill-campaign.js';
+import { fiscalKill } from './fiscal-kill.js';
 import { misbehavingReceivers } from './receivers.js';
 import { tokenRemoved } from './token.js';
 
@@ -64,4 +65,6 @@ describe('faults against a real sello serve', () => {
   it('receivers that hang, reset connections and answer slowly', () => scenario('misbehaving receivers', () => misbehavingReceivers(pki, settings, log)));
 
   it('a token pulled out mid-signing and plugged back in', () => scenario('token removed', () => tokenRemoved(pki, settings, log)));
+
+  it('kill -9 with invoices in flight to the SRI', () => scenario('fiscal kill', () => fiscalKill(pki, settings, log)));
 });

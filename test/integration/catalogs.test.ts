@@ -29,12 +29,13 @@ describe('catalogs', () => {
     expect(body.data.every((r) => r.id === r.attributes.code)).toBe(true);
   });
 
-  it('serves exactly the spec’s tax types, with groups', async () => {
+  it('serves exactly the spec’s tax types and the 2024 VAT rates (CONTRACT §15), with groups', async () => {
     const { body } = await list('/api/v1/tax-types?page[limit]=250');
     const pairs = body.data.map((r) => `${r.attributes.code}=${r.attributes.authority_code}`);
     expect(pairs.sort()).toEqual(
       [
         'ec-iva-12=2', 'ec-iva-0=0', 'ec-iva-14=3', 'ec-no-objeto-iva=6', 'ec-exento-iva=7',
+        'ec-iva-15=4', 'ec-iva-5=5', 'ec-iva-13=10', 'ec-iva-8=8',
         'ec-ice-bebidas-alcoholicas=3031', 'ec-ice-cerveza-artesanal=3041',
         'pe-igv=1000', 'pe-isc=2000', 'pe-ivap=1016', 'pe-exportacion=9995', 'pe-gratuito=9996', 'pe-exonerado=1000',
       ].sort(),

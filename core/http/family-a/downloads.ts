@@ -43,11 +43,17 @@ function notFound(id: string): SelloError {
   return new SelloError('not_found', { detail: `No existe el documento ${id}.`, detailEn: `There is no document ${id}.` });
 }
 
+/** The RIDE of a document Sello issued (CONTRACT §15): its PDF at `/d` and `/p`. Undefined for other documents. */
+export interface RideSource {
+  ride(environment: 'test' | 'live', id: string): Promise<Buffer | undefined>;
+}
+
 /**
- * Family A downloads (CONTRACT §6): `/d` and `/p` the PDF, `/v` a verification of its
- * signatures, `/ack` the receipt confirmation. A key sees its environment's documents.
+ * Family A downloads (CONTRACT §6): `/d` and `/p` the PDF (an issued invoice's RIDE), `/v` a
+ * verification of its signatures, `/ack` the receipt confirmation. A key sees its environment's
+ * documents.
  */
-export function downloadRoutes(documents: Documents, pdfs: PdfVerifier, verification: VerificationDeps): Route[] {
+export function downloadRoutes(documents: Documents, pdfs: PdfVerifier, verification: VerificationDeps, rides?: RideSource): Route[] {
   const base = { surface: 'family-a' as const, auth: 'family-a' as const };
   // A document's PDF never changes: verified once per content and trust anchors, not at every call.
   const verifications = createVerificationCache(pdfs);
@@ -57,12 +63,13 @@ export function downloadRoutes(documents: Documents, pdfs: PdfVerifier, verifica
     if (!doc) throw notFound(id);
     return doc;
   };
-  const pdf = (ctx: AppContext): void => {
+  const pdf = async (ctx: AppContext): Promise<void> => {
     const doc = find(ctx);
-    if (!doc.pdf) throw new SelloError('not_found', { detail: `El documento ${doc.id} no tiene PDF.`, detailEn: `Document ${doc.id} has no PDF.` });
+    const bytes = doc.pdf ?? (await rides?.ride(environmentOf(ctx), doc.id));
+    if (!bytes) throw new SelloError('not_found', { detail: `El documento ${doc.id} no tiene PDF.`, detailEn: `Document ${doc.id} has no PDF.` });
     ctx.type = 'application/pdf';
     ctx.set('Content-Disposition', `inline; filename="${doc.numero.replace(/[^\w.-]+/g, '_')}.pdf"`);
-    ctx.body = doc.pdf;
+    ctx.body = bytes;
   };
   return [
     { ...base, method: 'GET', path: '/d/:id', handler: pdf },

@@ -20,9 +20,11 @@ function sendJson(ctx: AppContext, status: number, body: string): void {
 
 /**
  * The fiscal-style document routes (CONTRACT §6): Bearer, scope `accounting`, the
- * fiscal envelope with Spanish messages by field path.
+ * fiscal envelope with Spanish messages by field path. `issuedBySello(id)`: the document is one
+ * Sello issued to the tax authority (CONTRACT §15), whose status only the authority's answers
+ * change; the ERP's status changes are refused for it.
  */
-export function documentRoutes(store: Store, documents: Documents): Route[] {
+export function documentRoutes(store: Store, documents: Documents, issuedBySello: (id: string) => boolean = () => false): Route[] {
   const base = { surface: 'fiscal' as const, auth: 'family-b' as const, scope: 'accounting' as const };
   return [
     {
@@ -61,6 +63,11 @@ export function documentRoutes(store: Store, documents: Documents): Route[] {
         // An unknown id is a 404 whatever the body says.
         documents.get(caller, id);
         const { input } = await readFiscalBody(ctx, changeStatusSchema);
+        if (issuedBySello(id)) {
+          throw new SelloError('validation_failed', {
+            fields: { status: ['este documento lo emitió Sello: su estado lo da el SRI y no se cambia a mano (consulte GET /api/v1/invoices/{id})'] },
+          });
+        }
         sendJson(ctx, 200, JSON.stringify({ data: documents.changeStatus(caller, id, input) }));
       },
     },

@@ -6,7 +6,7 @@
  *   const source = p12KeySource(await readFile('firma.p12'), password);
  *   const cms = await buildPadesCms({ digest, signer: source });
  */
-export { assertCertificateCurrent, orderChain, type Clock, type KeySource } from './key-source.js';
+export { assertCertificateCurrent, orderChain, type Clock, type KeySource, type SignatureHash } from './key-source.js';
 export { softwareKeySource, keyMatchesCertificate, type SoftwareKeySource, type SoftwareKeySourceOptions } from './software.js';
 export { readP12, p12KeySource, type P12Contents } from './p12.js';
 export { tokenKeySource, type PinProvider, type PinRequest, type TokenKeySourceOptions } from './token.js';

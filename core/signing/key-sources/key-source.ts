@@ -14,11 +14,15 @@ export interface KeySource {
   /** The chain above it, DER, issuer first. */
   readonly chain: Buffer[];
   /**
-   * Signs SHA-256(`data`): RSA PKCS#1 v1.5 or ECDSA (DER). Throws `certificate_expired`
-   * when the certificate is not valid at the moment of signing.
+   * Signs HASH(`data`), SHA-256 unless told otherwise: RSA PKCS#1 v1.5 or ECDSA (DER). Throws
+   * `certificate_expired` when the certificate is not valid at the moment of signing. SHA-1 is
+   * there only for the XAdES-BES the SRI accepts (rsa-sha1, core/xml); PDFs always use SHA-256.
    */
-  sign(data: Buffer): Promise<Buffer>;
+  sign(data: Buffer, hash?: SignatureHash): Promise<Buffer>;
 }
+
+/** The digests a key source can sign with. */
+export type SignatureHash = 'sha256' | 'sha1';
 
 /** The clock, a parameter so tests can sign "in the past" or "in the future". */
 export type Clock = () => Date;

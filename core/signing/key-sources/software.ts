@@ -3,7 +3,7 @@
  * and keys taken out of a .p12. Signs with `crypto.sign`, never forge (100× faster).
  */
 import { createPublicKey, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
-import { assertWithinValidity, certificateValidity, type Clock, type KeySource } from './key-source.js';
+import { assertWithinValidity, certificateValidity, type Clock, type KeySource, type SignatureHash } from './key-source.js';
 
 export interface SoftwareKeySourceOptions {
   key: KeyObject;
@@ -38,10 +38,10 @@ export function makeSoftwareSource<K extends 'software' | 'p12'>(kind: K, opts: 
     certificate: opts.certificate,
     chain: opts.chain ?? [],
     privateKey: opts.key,
-    async sign(data: Buffer): Promise<Buffer> {
+    async sign(data: Buffer, hash: SignatureHash = 'sha256'): Promise<Buffer> {
       assertWithinValidity(validity, now());
-      // RSA: PKCS#1 v1.5 with SHA-256; EC: ECDSA with SHA-256, DER-encoded (node's default).
-      return cryptoSign('sha256', data, opts.key);
+      // RSA: PKCS#1 v1.5 with the hash; EC: ECDSA with the hash, DER-encoded (node's default).
+      return cryptoSign(hash, data, opts.key);
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { SelloError } from '../../errors/index.js';
 import type { PinTries, TokenDriver, TokenEntry } from '../../../native/index.js';
-import { assertCertificateCurrent, orderChain, type Clock, type KeySource } from './key-source.js';
+import { assertCertificateCurrent, orderChain, type Clock, type KeySource, type SignatureHash } from './key-source.js';
 
 export interface PinRequest {
   tokenLabel: string;
@@ -66,7 +66,7 @@ export async function tokenKeySource(opts: TokenKeySourceOptions): Promise<KeySo
     kind: 'token',
     certificate: cert,
     chain,
-    async sign(data: Buffer): Promise<Buffer> {
+    async sign(data: Buffer, hash: SignatureHash = 'sha256'): Promise<Buffer> {
       assertCertificateCurrent(cert, now());
       const slot = await findSlot(driver, tokenSerial);
       const token = slot.token;
@@ -83,7 +83,7 @@ export async function tokenKeySource(opts: TokenKeySourceOptions): Promise<KeySo
         const pin = await opts.pin(request('login'));
         await driver.login(slot.slotId, pin); // one try; pin_incorrect goes to the caller
       }
-      return driver.sign(slot.slotId, keyId, data, { contextPin: () => opts.pin(request('context')) });
+      return driver.sign(slot.slotId, keyId, data, { hash, contextPin: () => opts.pin(request('context')) });
     },
   };
 }

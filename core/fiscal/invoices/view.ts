@@ -1,0 +1,63 @@
+/**
+ * `GET /api/v1/invoices/:id`: the §6 document view, the invoice as Sello computed it (snake_case,
+ * as the API speaks; amounts as decimal strings) and where its submission to the SRI stands, so
+ * that an ERP sees why an invoice still waits (the SRI down, a token without its PIN…).
+ */
+import type { FiscalSubmissionsTable } from '../../db/index.js';
+import type { DocumentView } from '../../documents/index.js';
+import type { ComputedInvoice, TaxAmount } from '../sri/index.js';
+
+function taxJson(t: TaxAmount) {
+  return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
+}
+
+/** The computed invoice as the API shows it. */
+export function invoiceJson(invoice: ComputedInvoice) {
+  const c = invoice.customer;
+  return {
+    issue_date: invoice.issueDate,
+    establishment: invoice.establishment,
+    emission_point: invoice.emissionPoint,
+    currency: invoice.currency,
+    customer: {
+      name: c.name,
+      tax_id: c.taxId,
+      tax_id_type: c.idType,
+      sri_id_code: c.idTypeCode,
+      email: c.email ?? null,
+      address: c.address ?? null,
+      phone: c.phone ?? null,
+    },
+    lines: invoice.lines.map((l) => ({
+      code: l.code,
+      description: l.description,
+      quantity: l.quantity,
+      unit_price: l.unitPrice,
+      discount: l.discount,
+      subtotal: l.subtotal,
+      taxes: l.taxes.map(taxJson),
+    })),
+    subtotal: invoice.totalWithoutTaxes,
+    total_discount: invoice.totalDiscount,
+    taxes: invoice.taxTotals.map(taxJson),
+    tip: invoice.tip,
+    grand_total: invoice.grandTotal,
+    payments: invoice.payments.map((p) => ({ method: p.method, amount: p.amount, term: p.term ?? null, unit: p.unit ?? null })),
+    additional_info: invoice.additionalInfo,
+  };
+}
+
+/** Where the submission stands: its state, tries, next try and last problem (Spanish). */
+export function submissionJson(s: FiscalSubmissionsTable) {
+  return {
+    state: s.state,
+    attempts: s.attempts,
+    next_attempt_at: s.due_at !== null ? new Date(s.due_at).toISOString() : null,
+    unreachable_since: s.unreachable_since,
+    last_error: s.last_error || null,
+  };
+}
+
+export function invoiceView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, invoice: invoiceJson(JSON.parse(submission.computed) as ComputedInvoice), sri: submissionJson(submission) };
+}

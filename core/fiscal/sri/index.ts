@@ -1,0 +1,34 @@
+/**
+ * Ecuador's SRI adapter (CONTRACT §15): the invoice body and what Sello computes from it, the
+ * factura 2.1.0 XML and its access key, the client of the SRI's offline web services, and the
+ * RIDE. The XAdES-BES signature is core/xml's, shared with Peru.
+ *
+ * @example
+ *   const computed = computeInvoice(body, catalogs, new Date());
+ *   const xml = buildFacturaXml(issuer, computed.ok, numbering);
+ *   const answer = await createSriClient().validarComprobante(sriBaseUrl(config, 1), signed);
+ */
+export type { Ambiente, Authorization, ComputedInvoice, ComputedLine, Customer, Decimal, Establishment, Issuer, Numbering, Payment, TaxAmount } from './invoice-model.js';
+export { invoiceBodySchema, paymentMethods, type InvoiceBody } from './invoice-body.js';
+export { computeInvoice, ecuadorDate, errorFields, seriesErrors, MAX_ISSUE_AGE_DAYS, type ComputeResult, type FieldError, type InvoiceCatalogs } from './compute-invoice.js';
+export { checkCustomerId, checkIssuerRuc, FINAL_CONSUMER_ID, type IdCheck } from './identification.js';
+export { accessKeyFor, COD_DOC, numeroOf, randomNumericCode, type AccessKeyParts } from './access-key.js';
+export { buildFacturaXml } from './factura-xml.js';
+export { renderRide, type RideData } from './ride.js';
+export {
+  createSriClient,
+  formatSriMessages,
+  isSriError,
+  sriBaseUrl,
+  SriError,
+  SriFault,
+  SriHttpError,
+  SriRequestError,
+  SriUnreachable,
+  type AutorizacionAnswer,
+  type RecepcionAnswer,
+  type SriAutorizacion,
+  type SriClient,
+  type SriClientOptions,
+  type SriMessage,
+} from './soap-client.js';

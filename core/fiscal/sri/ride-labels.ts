@@ -1,0 +1,81 @@
+/**
+ * The SRI's words a RIDE prints: names of the formas de pago, the legends of the RIMPE regime,
+ * the rows of the totals block. Pure mappings from the invoice model.
+ */
+import type { ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
+import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
+
+/** SRI "Ficha técnica", tabla 24 (formas de pago), the names as the SRI writes them. */
+const PAYMENT_METHODS: Readonly<Record<string, string>> = {
+  '01': 'SIN UTILIZACIÓN DEL SISTEMA FINANCIERO',
+  '15': 'COMPENSACIÓN DE DEUDAS',
+  '16': 'TARJETA DE DÉBITO',
+  '17': 'DINERO ELECTRÓNICO',
+  '18': 'TARJETA PREPAGO',
+  '19': 'TARJETA DE CRÉDITO',
+  '20': 'OTROS CON UTILIZACIÓN DEL SISTEMA FINANCIERO',
+  '21': 'ENDOSO DE TÍTULOS',
+};
+
+/** "01 - SIN UTILIZACIÓN DEL SISTEMA FINANCIERO"; a code the table lacks is printed alone. */
+export function paymentMethodName(code: string): string {
+  const name = PAYMENT_METHODS[code];
+  return name ? `${code} - ${name}` : code;
+}
+
+/**
+ * The legend the SRI requires on documents of RIMPE taxpayers (the XML's `contribuyenteRimpe`),
+ * or null for the general regime.
+ */
+export function rimpeLegend(regimen: Issuer['regimen']): string | null {
+  if (regimen === 'rimpe_emprendedor') return 'CONTRIBUYENTE RÉGIMEN RIMPE';
+  if (regimen === 'rimpe_negocio_popular') return 'CONTRIBUYENTE NEGOCIO POPULAR - RÉGIMEN RIMPE';
+  return null;
+}
+
+/** SRI tax codes (`codigo`): 2 IVA, 3 ICE, 5 IRBPNR. */
+const IVA = '2';
+const ICE = '3';
+const IRBPNR = '5';
+/** IVA `codigoPorcentaje`s that are no rate: 0 %, no objeto, exento. */
+const IVA_ZERO = '0';
+const IVA_NO_OBJETO = '6';
+const IVA_EXENTO = '7';
+
+export interface TotalsRow {
+  label: string;
+  value: string;
+  /** The row that closes the block (VALOR TOTAL). */
+  strong?: boolean;
+}
+
+function sumOf(taxes: readonly TaxAmount[], field: 'baseImponible' | 'valor'): string {
+  return formatDecimal(sumDecimals(taxes.map((t) => t[field])));
+}
+
+/**
+ * The totals block of the RIDE, top to bottom: a subtotal per IVA rate the invoice uses, then
+ * 0 %, no objeto and exento (always shown, 0.00 when unused), subtotal sin impuestos, descuento,
+ * ICE, the IVA per rate, IRBPNR when present, propina and the total.
+ */
+export function totalsRows(invoice: ComputedInvoice): TotalsRow[] {
+  const iva = invoice.taxTotals.filter((t) => t.codigo === IVA);
+  const rated = iva.filter((t) => ![IVA_ZERO, IVA_NO_OBJETO, IVA_EXENTO].includes(t.codigoPorcentaje));
+  const withCode = (code: string): TaxAmount[] => iva.filter((t) => t.codigoPorcentaje === code);
+  const ice = invoice.taxTotals.filter((t) => t.codigo === ICE);
+  const irbpnr = invoice.taxTotals.filter((t) => t.codigo === IRBPNR);
+  const rows: TotalsRow[] = [
+    ...rated.map((t) => ({ label: `SUBTOTAL ${formatRate(t.tarifa)}%`, value: formatDecimal(t.baseImponible) })),
+    { label: 'SUBTOTAL 0%', value: sumOf(withCode(IVA_ZERO), 'baseImponible') },
+    { label: 'SUBTOTAL NO OBJETO DE IVA', value: sumOf(withCode(IVA_NO_OBJETO), 'baseImponible') },
+    { label: 'SUBTOTAL EXENTO DE IVA', value: sumOf(withCode(IVA_EXENTO), 'baseImponible') },
+    { label: 'SUBTOTAL SIN IMPUESTOS', value: formatDecimal(invoice.totalWithoutTaxes) },
+    { label: 'TOTAL DESCUENTO', value: formatDecimal(invoice.totalDiscount) },
+    { label: 'ICE', value: sumOf(ice, 'valor') },
+    ...rated.map((t) => ({ label: `IVA ${formatRate(t.tarifa)}%`, value: formatDecimal(t.valor) })),
+  ];
+  if (irbpnr.length > 0) rows.push({ label: 'IRBPNR', value: sumOf(irbpnr, 'valor') });
+  rows.push({ label: 'PROPINA', value: formatDecimal(invoice.tip) });
+  rows.push({ label: 'VALOR TOTAL', value: formatDecimal(invoice.grandTotal), strong: true });
+  return rows;
+}

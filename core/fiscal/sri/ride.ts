@@ -1,0 +1,266 @@
+/**
+ * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, as the
+ * PDF a customer receives (CONTRACT §15 "Downloads"), laid out like the SRI's own: the issuer on
+ * the left and the document (RUC, number, authorization, ambiente, emisión, access key as Code 128
+ * and as text) on the right; the buyer; the lines; additional information and payments beside
+ * the totals. A4, as many pages as the lines need (the table header repeated, "Página i de n").
+ *
+ * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
+ * date's), never the clock's.
+ */
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type { Authorization, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import { drawCode128 } from './ride-barcode.js';
+import { paymentMethodName, rimpeLegend, totalsRows } from './ride-labels.js';
+import {
+  CONTENT_WIDTH,
+  MARGIN,
+  PageFlow,
+  boxed,
+  drawLine,
+  drawRow,
+  layoutBlock,
+  layoutRow,
+  type BlockItem,
+  type Column,
+  type Fonts,
+  type Laid,
+  type Row,
+} from './ride-layout.js';
+import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
+
+export interface RideData {
+  issuer: Issuer;
+  invoice: ComputedInvoice;
+  numbering: Numbering;
+  /** Absent until the SRI authorizes the document: the RIDE then says "PENDIENTE". */
+  authorization?: Authorization | undefined;
+  environment: 'PRUEBAS' | 'PRODUCCIÓN';
+  emission: 'NORMAL';
+}
+
+const GAP = 8;
+const BOX_PAD = 7;
+const LEFT_TOP_WIDTH = 255;
+const RIGHT_TOP_WIDTH = CONTENT_WIDTH - LEFT_TOP_WIDTH - GAP;
+const BARCODE_HEIGHT = 40;
+const BODY_SIZE = 8;
+const HEADER_SIZE = 7.5;
+
+/** Renders the RIDE of `data` as a PDF. */
+export async function renderRide(data: RideData): Promise<Buffer> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const fonts: Fonts = {
+    regular: await doc.embedFont(StandardFonts.Helvetica),
+    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+  };
+  setMetadata(doc, data);
+
+  const flow = new PageFlow(doc);
+  flow.addPage();
+
+  // Issuer and document, side by side in boxes of the same height.
+  const issuerBox = boxed((w) => layoutBlock(issuerItems(data.issuer, data.invoice), w, fonts), LEFT_TOP_WIDTH, BOX_PAD);
+  const documentBox = boxed((w) => layoutBlock(documentItems(data, fonts), w, fonts), RIGHT_TOP_WIDTH, BOX_PAD);
+  const topHeight = Math.max(issuerBox.height, documentBox.height);
+  issuerBox.withHeight(topHeight).draw(flow.page, MARGIN, flow.y);
+  documentBox.withHeight(topHeight).draw(flow.page, MARGIN + LEFT_TOP_WIDTH + GAP, flow.y);
+  flow.y -= topHeight + GAP;
+
+  const buyer = boxed((w) => layoutBlock(buyerItems(data.invoice), w, fonts), CONTENT_WIDTH, BOX_PAD);
+  buyer.draw(flow.page, MARGIN, flow.y);
+  flow.y -= buyer.height + GAP;
+
+  // The lines, their header again on every page they reach.
+  const header = layoutRow(LINE_HEADERS.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), LINE_COLUMNS, fonts, HEADER_SIZE);
+  const rows = data.invoice.lines.map((l) =>
+    layoutRow(
+      [
+        { text: l.code },
+        { text: formatDecimal(l.quantity) },
+        { text: l.description },
+        { text: formatDecimal(l.unitPrice) },
+        { text: formatDecimal(l.discount) },
+        { text: formatDecimal(l.subtotal) },
+      ],
+      LINE_COLUMNS,
+      fonts,
+      BODY_SIZE,
+    ),
+  );
+  const continuation = continuationHeader(data, fonts);
+  // Never the header alone at the foot of page 1.
+  flow.ensure(header.height + Math.min(rows[0]?.height ?? 0, 200));
+  flow.onNewPage = (f) => {
+    continuation.draw(f.page, MARGIN, f.y);
+    f.y -= continuation.height + GAP;
+    f.flowRows([header], MARGIN);
+  };
+  flow.flowRows([header, ...rows], MARGIN);
+  flow.y -= GAP;
+
+  // Totals on the right, in one piece; additional information and payments flow on the left.
+  flow.onNewPage = (f) => {
+    continuation.draw(f.page, MARGIN, f.y);
+    f.y -= continuation.height + GAP;
+  };
+  const totals = totalsRows(data.invoice).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
+  const totalsHeight = totals.reduce((h, r) => h + r.height, 0);
+  flow.ensure(totalsHeight);
+  let y = flow.y;
+  for (const r of totals) {
+    drawRow(flow.page, r, MARGIN + CONTENT_WIDTH - TOTALS_WIDTH, y);
+    y -= r.height;
+  }
+  flow.flowRows(sideRows(data.invoice, fonts), MARGIN);
+
+  const count = flow.pages.length;
+  flow.pages.forEach((page, i) => {
+    drawLine(page, `Página ${i + 1} de ${count}`, fonts.regular, 7.5, MARGIN, MARGIN + 9, CONTENT_WIDTH, 'right');
+    drawLine(page, `FACTURA ${data.numbering.numero}`, fonts.regular, 7.5, MARGIN, MARGIN + 9, CONTENT_WIDTH, 'left');
+  });
+
+  // A classic xref table: the plainest file for whatever later reads or signs it.
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const LINE_HEADERS = ['Cód. Principal', 'Cant.', 'Descripción', 'Precio Unitario', 'Descuento', 'Precio Total'];
+const LINE_COLUMNS: Column[] = (() => {
+  const fixed: Column[] = [
+    { width: 62, align: 'left' },
+    { width: 50, align: 'right' },
+    { width: 0, align: 'left' },
+    { width: 62, align: 'right' },
+    { width: 52, align: 'right' },
+    { width: 62, align: 'right' },
+  ];
+  fixed[2]!.width = CONTENT_WIDTH - fixed.reduce((w, c) => w + c.width, 0);
+  return fixed;
+})();
+
+const TOTALS_WIDTH = 215;
+const TOTAL_COLUMNS: Column[] = [
+  { width: 145, align: 'left' },
+  { width: TOTALS_WIDTH - 145, align: 'right' },
+];
+const SIDE_WIDTH = CONTENT_WIDTH - TOTALS_WIDTH - GAP;
+const INFO_COLUMNS: Column[] = [
+  { width: 100, align: 'left' },
+  { width: SIDE_WIDTH - 100, align: 'left' },
+];
+const PAYMENT_COLUMNS: Column[] = [
+  { width: SIDE_WIDTH - 130, align: 'left' },
+  { width: 60, align: 'right' },
+  { width: 70, align: 'center' },
+];
+
+function issuerItems(issuer: Issuer, invoice: ComputedInvoice): BlockItem[] {
+  const field = (label: string, value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth: 105, gap: 3 });
+  const establishment = issuer.establishments.find((e) => e.code === invoice.establishment);
+  const items: BlockItem[] = [{ kind: 'text', text: issuer.razon_social, bold: true, size: 11 }];
+  if (issuer.nombre_comercial) items.push({ kind: 'text', text: issuer.nombre_comercial, bold: true, size: 9, gap: 3 });
+  items.push({ kind: 'drawing', height: 4, draw: () => {} });
+  items.push(field('Dirección Matriz:', issuer.dir_matriz));
+  if (establishment) items.push(field('Dirección Establecimiento:', establishment.address));
+  if (issuer.contribuyente_especial) items.push(field('Contribuyente Especial Nro.:', issuer.contribuyente_especial));
+  items.push(field('OBLIGADO A LLEVAR CONTABILIDAD:', issuer.obligado_contabilidad ? 'SI' : 'NO'));
+  if (issuer.agente_retencion) items.push(field('Agente de Retención Resolución No.:', issuer.agente_retencion));
+  const rimpe = rimpeLegend(issuer.regimen);
+  if (rimpe) items.push({ kind: 'text', text: rimpe, bold: true, size: BODY_SIZE, gap: 6 });
+  return items;
+}
+
+function documentItems(data: RideData, fonts: Fonts): BlockItem[] {
+  const { numbering, authorization } = data;
+  const labels = ['FECHA Y HORA DE AUTORIZACIÓN:', 'AMBIENTE:', 'EMISIÓN:'] as const;
+  // The labels on one line each, the values aligned after the widest.
+  const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
+  const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
+  return [
+    { kind: 'text', text: `R.U.C.: ${data.issuer.ruc}`, bold: true, size: 11 },
+    { kind: 'text', text: 'FACTURA', bold: true, size: 14, gap: 5 },
+    { kind: 'text', text: `No. ${numbering.numero}`, bold: true, size: 11, gap: 3 },
+    { kind: 'text', text: 'NÚMERO DE AUTORIZACIÓN', bold: true, size: BODY_SIZE, gap: 6 },
+    { kind: 'text', text: authorization?.number ?? 'PENDIENTE', size: 8.5, fit: true },
+    field('FECHA Y HORA DE AUTORIZACIÓN:', authorization ? formatDateTime(authorization.date).text : 'PENDIENTE'),
+    field('AMBIENTE:', data.environment),
+    field('EMISIÓN:', data.emission),
+    { kind: 'text', text: 'CLAVE DE ACCESO', bold: true, size: BODY_SIZE, gap: 6 },
+    {
+      kind: 'drawing',
+      height: BARCODE_HEIGHT,
+      gap: 3,
+      draw: (page, x, top, width) => drawCode128(page, numbering.accessKey, { x, y: top - BARCODE_HEIGHT, width, height: BARCODE_HEIGHT }),
+    },
+    { kind: 'text', text: numbering.accessKey, size: 8.5, align: 'center', fit: true, gap: 2 },
+  ];
+}
+
+function buyerItems(invoice: ComputedInvoice): BlockItem[] {
+  const { customer } = invoice;
+  const field = (label: string, value: string, labelWidth = 100): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth });
+  const items: BlockItem[] = [
+    { kind: 'pair', leftShare: 0.64, left: field('Razón Social / Nombres y Apellidos:', customer.name, 150), right: field('Identificación:', customer.taxId, 70) },
+    { kind: 'pair', leftShare: 0.64, left: field('Fecha de Emisión:', formatDate(invoice.issueDate), 150), right: customer.phone ? field('Teléfono:', customer.phone, 70) : null, gap: 3 },
+  ];
+  if (customer.address) items.push({ ...field('Dirección:', customer.address, 150), gap: 3 });
+  if (customer.email) items.push({ ...field('Correo electrónico:', customer.email, 150), gap: 3 });
+  return items;
+}
+
+/** The rows beside the totals: "Información Adicional" and the formas de pago. */
+function sideRows(invoice: ComputedInvoice, fonts: Fonts): Row[] {
+  const rows: Row[] = [];
+  if (invoice.additionalInfo.length > 0) {
+    rows.push(layoutRow([{ text: 'Información Adicional', bold: true, fill: true, span: 2, align: 'center' }], INFO_COLUMNS, fonts, HEADER_SIZE));
+    for (const item of invoice.additionalInfo) rows.push(layoutRow([{ text: item.name, bold: true }, { text: item.value }], INFO_COLUMNS, fonts, BODY_SIZE));
+  }
+  if (invoice.payments.length > 0) {
+    if (rows.length > 0) rows.push(spacer());
+    rows.push(layoutRow(['Forma de pago', 'Valor', 'Plazo'].map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), PAYMENT_COLUMNS, fonts, HEADER_SIZE));
+    for (const p of invoice.payments) {
+      const term = [p.term, p.unit].filter((s): s is string => Boolean(s)).join(' ');
+      rows.push(layoutRow([{ text: paymentMethodName(p.method) }, { text: formatDecimal(p.amount) }, { text: term }], PAYMENT_COLUMNS, fonts, BODY_SIZE));
+    }
+  }
+  return rows;
+}
+
+/** A blank row (no cells, so no frames) between two tables. */
+function spacer(): Row {
+  return { height: GAP, size: BODY_SIZE, cells: [] };
+}
+
+/** What a continuation page starts with: the document and issuer, and the access key. */
+function continuationHeader(data: RideData, fonts: Fonts): Laid {
+  return layoutBlock(
+    [
+      {
+        kind: 'pair',
+        leftShare: 0.4,
+        left: { kind: 'text', text: `FACTURA No. ${data.numbering.numero}`, bold: true, size: 10 },
+        right: { kind: 'text', text: `${data.issuer.razon_social} · R.U.C. ${data.issuer.ruc}`, size: BODY_SIZE, align: 'right' },
+      },
+      { kind: 'text', text: `Clave de acceso: ${data.numbering.accessKey}`, size: BODY_SIZE, gap: 2 },
+    ],
+    CONTENT_WIDTH,
+    fonts,
+  );
+}
+
+function setMetadata(doc: PDFDocument, data: RideData): void {
+  const when =
+    (data.authorization ? formatDateTime(data.authorization.date).instant : undefined) ??
+    startOfDayInEcuador(data.invoice.issueDate) ??
+    new Date(0);
+  doc.setTitle(`FACTURA ${data.numbering.numero}`);
+  doc.setAuthor(data.issuer.razon_social);
+  doc.setSubject(`RIDE, clave de acceso ${data.numbering.accessKey}`);
+  doc.setCreator('Sello');
+  doc.setProducer('Sello');
+  doc.setLanguage('es-EC');
+  doc.setCreationDate(when);
+  doc.setModificationDate(when);
+}

@@ -1,0 +1,286 @@
+/**
+ * The RIDE judged by real readers (issue 16, acceptance): poppler renders it and zbar reads the
+ * Code 128 back as the 49-digit access key; pdftotext finds what the RIDE must print; qpdf finds
+ * the file sound.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
+import { qpdfCheck } from '../../helpers/pdf-tools.js';
+import { sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
+
+const run = promisify(execFile);
+
+async function withPdf<T>(pdf: Buffer, fn: (file: string, dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'sello-ride-'));
+  try {
+    const file = path.join(dir, 'ride.pdf');
+    await writeFile(file, pdf);
+    return await fn(file, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every Code 128 zbar finds on page `page` rendered at `dpi` (`pdftoppm -r dpi -png`). */
+async function readBarcodes(pdf: Buffer, page = 1, dpi = 200, extra: string[] = []): Promise<string[]> {
+  return withPdf(pdf, async (file, dir) => {
+    const out = path.join(dir, 'page');
+    await run('pdftoppm', ['-r', String(dpi), '-png', ...extra, '-f', String(page), '-l', String(page), '-singlefile', file, out]);
+    try {
+      const r = await run('zbarimg', ['-q', '--raw', '-Sdisable', '-Scode128.enable', `${out}.png`]);
+      return r.stdout.split('\n').filter((l) => l !== '');
+    } catch {
+      return []; // zbarimg exits 4 when it finds nothing
+    }
+  });
+}
+
+/** `pdftotext -layout` (columns kept) or `-raw` (content-stream order), of one page or all. */
+async function pdfText(pdf: Buffer, mode: 'layout' | 'raw' = 'layout', page?: number): Promise<string> {
+  return withPdf(pdf, async (file) => {
+    const pages = page ? ['-f', String(page), '-l', String(page)] : [];
+    const r = await run('pdftotext', [`-${mode}`, '-enc', 'UTF-8', ...pages, file, '-']);
+    return r.stdout;
+  });
+}
+
+async function pageCount(pdf: Buffer): Promise<number> {
+  return withPdf(pdf, async (file) => {
+    const r = await run('pdfinfo', [file]);
+    return Number(/^Pages:\s+(\d+)/m.exec(r.stdout)?.[1]);
+  });
+}
+
+const collapse = (s: string): string => s.replace(/\s+/g, ' ');
+const occurrences = (text: string, needle: string): number => text.split(needle).length - 1;
+
+function rideData(overrides: Partial<RideData> = {}): RideData {
+  const numbering = sampleNumbering();
+  return {
+    issuer: sampleIssuer(),
+    invoice: sampleInvoice(3),
+    numbering,
+    authorization: sampleAuthorization(numbering),
+    environment: 'PRUEBAS',
+    emission: 'NORMAL',
+    ...overrides,
+  };
+}
+
+describe('renderRide: a three-line invoice', () => {
+  const data = rideData();
+  let pdf: Buffer;
+  let text: string;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    text = await pdfText(pdf);
+  });
+
+  it('carries the access key as a Code 128 that zbar reads back exactly', async () => {
+    expect(data.numbering.accessKey).toMatch(/^\d{49}$/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('still reads at 150 dpi and without anti-aliasing (as a printer draws it)', async () => {
+    expect(await readBarcodes(pdf, 1, 150)).toEqual([data.numbering.accessKey]);
+    expect(await readBarcodes(pdf, 1, 200, ['-aa', 'no', '-aaVector', 'no'])).toEqual([data.numbering.accessKey]);
+  });
+
+  it('prints the issuer, with its accents', async () => {
+    // Wrapped fields read whole in content order (-raw); -layout interleaves the two columns.
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(raw).toContain('Comercializadora Andina Pérez & Asociados S.A.');
+    expect(text).toContain('Café Ñusta');
+    expect(raw).toContain('Dirección Matriz: Av. Amazonas N34-451 y Atahualpa, Quito');
+    expect(raw).toContain('Av. 9 de Octubre 1215 y Pedro Moncayo, Guayaquil');
+    expect(text).toMatch(/Contribuyente\s.*5368/);
+    expect(text).toMatch(/OBLIGADO A LLEVAR\s+SI/);
+    expect(text).not.toContain('RIMPE');
+  });
+
+  it('prints the document block: RUC, FACTURA, number, authorization, ambiente, emisión, access key', () => {
+    expect(text).toContain('R.U.C.: 1790012344001');
+    expect(text).toContain('FACTURA');
+    expect(text).toContain('No. 001-001-000000123');
+    expect(text).toContain('NÚMERO DE AUTORIZACIÓN');
+    expect(occurrences(text, data.numbering.accessKey)).toBe(2); // authorization number and the key under the bars
+    expect(text).toContain('14/03/2025 10:15:30');
+    expect(text).toMatch(/AMBIENTE:\s+PRUEBAS/);
+    expect(text).toMatch(/EMISIÓN:\s+NORMAL/);
+    expect(text).toContain('CLAVE DE ACCESO');
+  });
+
+  it('prints the buyer', () => {
+    expect(text).toContain('María José Núñez Peñaherrera');
+    expect(text).toMatch(/Identificación:\s+1712345675/);
+    expect(text).toMatch(/Fecha de Emisión:\s+14\/03\/2025/);
+    expect(text).toContain('Calle Sucre 1-23 y Bolívar, Cuenca');
+  });
+
+  it('prints every line with its amounts', () => {
+    for (const line of data.invoice.lines) {
+      expect(text).toContain(line.description);
+      expect(text).toMatch(new RegExp(`${line.code}\\s+\\d+\\.\\d{2}\\s+.*${line.subtotal.replace('.', '\\.')}`));
+    }
+    expect(text).toMatch(/P0001\s+2\.00\s+Asesoría contable mensual \(línea 1\)\s+10\.37\s+0\.00\s+20\.74/);
+  });
+
+  it('prints the totals, payments and additional information', () => {
+    for (const [label, value] of [
+      ['SUBTOTAL 15%', '20.74'],
+      ['SUBTOTAL 5%', '44.44'],
+      ['SUBTOTAL 0%', '32.22'],
+      ['SUBTOTAL NO OBJETO DE IVA', '0.00'],
+      ['SUBTOTAL EXENTO DE IVA', '0.00'],
+      ['SUBTOTAL SIN IMPUESTOS', '97.40'],
+      ['TOTAL DESCUENTO', '0.00'],
+      ['ICE', '0.00'],
+      ['IVA 15%', '3.11'],
+      ['IVA 5%', '2.22'],
+      ['PROPINA', '0.00'],
+      ['VALOR TOTAL', '102.73'],
+    ]) {
+      expect(text).toMatch(new RegExp(`${label}\\s+${value}`));
+    }
+    expect(text).toMatch(/01 - SIN UTILIZACIÓN DEL SISTEMA\s+10\.00/);
+    expect(text).toMatch(/20 - OTROS CON UTILIZACIÓN DEL SISTEMA\s+92\.73\s+30 dias/);
+    expect(text).toContain('Información Adicional');
+    expect(text).toMatch(/Observación\s+Entrega en la bodega de Guayaquil/);
+  });
+
+  it('is one A4 page, numbered, that qpdf finds sound', async () => {
+    expect(await pageCount(pdf)).toBe(1);
+    expect(text).toContain('Página 1 de 1');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+    const size = await withPdf(pdf, async (file) => (await run('pdfinfo', [file])).stdout);
+    expect(size).toMatch(/Page size:\s+595\.28 x 841\.89 pts \(A4\)/);
+  });
+
+  it('gives the same bytes for the same data, dated by the authorization', async () => {
+    const again = await renderRide(rideData());
+    expect(again.equals(pdf)).toBe(true);
+    expect(pdf.toString('latin1')).toContain('/CreationDate (D:20250314151530Z)');
+  });
+});
+
+describe('renderRide: before authorization, in production, for a RIMPE issuer', () => {
+  it('says PENDIENTE, PRODUCCIÓN and the RIMPE legend, and is dated by the issue date', async () => {
+    const numbering = sampleNumbering({ ambiente: 2 });
+    const data = rideData({
+      numbering,
+      authorization: undefined,
+      environment: 'PRODUCCIÓN',
+      issuer: sampleIssuer({ regimen: 'rimpe_negocio_popular', obligado_contabilidad: false, contribuyente_especial: undefined, agente_retencion: '1' }),
+    });
+    const pdf = await renderRide(data);
+    const text = await pdfText(pdf);
+    expect(text).toMatch(/NÚMERO DE AUTORIZACIÓN\n.*PENDIENTE/);
+    expect(text).toMatch(/AUTORIZACIÓN:\s+PENDIENTE/);
+    expect(text).toMatch(/AMBIENTE:\s+PRODUCCIÓN/);
+    expect(text).toContain('CONTRIBUYENTE NEGOCIO POPULAR - RÉGIMEN RIMPE');
+    expect(text).toMatch(/OBLIGADO A LLEVAR\s+NO/);
+    expect(text).toMatch(/Agente de Retención\s+1/);
+    expect(text).not.toContain('Contribuyente Especial');
+    expect(occurrences(text, numbering.accessKey)).toBe(1);
+    expect(await readBarcodes(pdf)).toEqual([numbering.accessKey]);
+    expect(pdf.toString('latin1')).toContain('/CreationDate (D:20250314050000Z)');
+  });
+});
+
+describe('renderRide: 120 lines', () => {
+  const data = rideData({ invoice: sampleInvoice(120) });
+  let pdf: Buffer;
+  let pages: number;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    pages = await pageCount(pdf);
+  });
+
+  it('runs over several numbered pages, each with the table header while lines go on', async () => {
+    expect(pages).toBeGreaterThanOrEqual(3);
+    let linesSeen = 0;
+    for (let p = 1; p <= pages; p++) {
+      const text = await pdfText(pdf, 'layout', p);
+      expect(text).toContain(`Página ${p} de ${pages}`);
+      expect(text).toContain('001-001-000000123');
+      const here = data.invoice.lines.filter((l) => text.includes(`(línea ${l.code.slice(1).replace(/^0+/, '')})`)).length;
+      if (here > 0) expect(text).toMatch(/Cód\. Principal\s+Cant\.\s+Descripción\s+Precio Unitario\s+Descuento\s+Precio Total/);
+      if (p > 1) expect(text).toContain(`Clave de acceso: ${data.numbering.accessKey}`);
+      linesSeen += here;
+    }
+    expect(linesSeen).toBe(120);
+  });
+
+  it('prints each line once, in order, and the totals after the last one', async () => {
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    let from = 0;
+    for (let n = 1; n <= 120; n++) {
+      const description = sampleDescription(n);
+      expect(occurrences(raw, description), description).toBe(1);
+      const at = raw.indexOf(description);
+      expect(at).toBeGreaterThan(from);
+      from = at;
+    }
+    expect(occurrences(raw, 'VALOR TOTAL')).toBe(1);
+    expect(raw.indexOf('VALOR TOTAL')).toBeGreaterThan(from);
+    const last = await pdfText(pdf, 'layout', pages);
+    expect(last).toMatch(new RegExp(`VALOR TOTAL\\s+${data.invoice.grandTotal.replace('.', '\\.')}`));
+  });
+
+  it('keeps the barcode readable on page 1, and none elsewhere', async () => {
+    expect(await readBarcodes(pdf, 1)).toEqual([data.numbering.accessKey]);
+    expect(await readBarcodes(pdf, 2)).toEqual([]);
+  });
+
+  it('renders every page, and qpdf finds the file sound', async () => {
+    for (let p = 1; p <= pages; p++) expect((await pdfText(pdf, 'raw', p)).length).toBeGreaterThan(100);
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+});
+
+describe('renderRide: hostile text', () => {
+  it('prints characters outside WinAnsi as "?" instead of failing', async () => {
+    const invoice = sampleInvoice(2);
+    invoice.lines[0]!.description = 'Resistencia 10 Ω € ±5%';
+    invoice.lines[1]!.description = 'Té verde 🍵 de Baños';
+    invoice.customer.name = 'Иван Petrović';
+    invoice.additionalInfo.push({ name: 'Nota ✓', value: 'ok\u0000\u200b' });
+    const data = rideData({ invoice });
+    const pdf = await renderRide(data);
+    const text = await pdfText(pdf);
+    expect(text).toContain('Resistencia 10 ? € ±5%');
+    expect(text).toContain('Té verde ? de Baños');
+    expect(text).toContain('???? Petrovi?');
+    expect(text).toMatch(/Nota \?\s+ok\?\?/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+
+  it('cuts unbroken words and carries a line taller than a page across pages', async () => {
+    const invoice = sampleInvoice(3);
+    const word = `SKU${'0123456789'.repeat(30)}`;
+    invoice.lines[0]!.code = 'CODIGO-MUY-LARGO-SIN-ESPACIOS-0001';
+    invoice.lines[0]!.description = word;
+    const words = Array.from({ length: 1500 }, (_, i) => `palabra${i}`);
+    invoice.lines[1]!.description = words.join(' ');
+    const data = rideData({ invoice });
+    const pdf = await renderRide(data);
+    expect(await pageCount(pdf)).toBeGreaterThanOrEqual(2);
+    const raw = await pdfText(pdf, 'raw');
+    expect(raw.replace(/\s+/g, '')).toContain(word);
+    expect(raw.replace(/\s+/g, '')).toContain('CODIGO-MUY-LARGO-SIN-ESPACIOS-0001');
+    const tokens = raw.split(/\s+/);
+    for (const w of words) expect(tokens.filter((t) => t === w).length, w).toBe(1);
+    expect(collapse(raw)).toContain(invoice.lines[2]!.description);
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+});
