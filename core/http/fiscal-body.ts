@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Caller } from '../auth/index.js';
 import { SelloError, issueMessages } from '../errors/index.js';
 import { parseJson, readBody } from './body.js';
 import type { AppContext } from './context.js';
@@ -21,4 +22,18 @@ export async function readFiscalBody<T>(ctx: AppContext, schema: z.ZodType<T>, l
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new SelloError('validation_failed', { fields: issueMessages(parsed.error.issues) });
   return { input: parsed.data, raw };
+}
+
+/** The Family B caller of a fiscal route (its book and environment); the route's `auth` already required one. */
+export function bookCaller(ctx: AppContext): Extract<Caller, { family: 'b' }> {
+  const caller: Caller | undefined = ctx.state.caller;
+  if (caller?.family !== 'b') throw new SelloError('unauthorized');
+  return caller;
+}
+
+/** A fiscal answer: `body` is JSON already serialized (so a stored idempotent answer is sent as it was). */
+export function sendJson(ctx: AppContext, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = body;
 }

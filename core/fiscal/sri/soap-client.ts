@@ -49,8 +49,13 @@ export type { SriErrorCode, SriUnreachableReason } from './sri-errors.js';
 export const DEFAULT_SRI_CONNECT_TIMEOUT_MS = 10_000;
 /** The whole call, connection to last byte: the SRI's reception often takes several seconds. */
 export const DEFAULT_SRI_TIMEOUT_MS = 60_000;
-/** An authorization carries the comprobante (the SRI accepts up to a few hundred KB); 16 MB is far beyond. */
-export const DEFAULT_SRI_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/**
+ * An authorization carries the comprobante (the SRI accepts up to a few hundred KB) and a few
+ * verdicts; 2 MiB is far beyond. The answer is parsed on the agent's main thread (the job that
+ * asks runs there), so the cap is also what bounds that parse: a hostile 16 MB of tags would
+ * stall every request for seconds.
+ */
+export const DEFAULT_SRI_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 export interface SriClientOptions {
   /** A PEM file of extra CAs (`SELLO_CA_FILE`), as for webhooks. */

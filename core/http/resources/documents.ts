@@ -1,22 +1,12 @@
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash, type Caller } from '../../auth/index.js';
+import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from '../../auth/index.js';
 import type { Store } from '../../db/index.js';
-import { checkDocumentInput, type BookCaller, type Documents } from '../../documents/index.js';
+import { checkDocumentInput, type Documents } from '../../documents/index.js';
 import { changeStatusSchema, createDocumentSchema } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import type { AppContext, Route } from '../context.js';
-import { readFiscalBody } from '../fiscal-body.js';
+import type { Route } from '../context.js';
+import { bookCaller, readFiscalBody, sendJson } from '../fiscal-body.js';
 
-function bookCaller(ctx: AppContext): BookCaller {
-  const caller: Caller | undefined = ctx.state.caller;
-  if (caller?.family !== 'b') throw new SelloError('unauthorized');
-  return caller;
-}
 
-function sendJson(ctx: AppContext, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = body;
-}
 
 /**
  * The fiscal-style document routes (CONTRACT §6): Bearer, scope `accounting`, the

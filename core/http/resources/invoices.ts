@@ -3,25 +3,12 @@
  * and environment): issue, read, and the `autorizacion` XML. Everything that decides is in
  * core/fiscal/invoices; this file reads the body and writes the answer.
  */
-import type { Caller } from '../../auth/index.js';
-import type { BookCaller } from '../../documents/index.js';
-import { SelloError } from '../../errors/index.js';
 import type { Invoices } from '../../fiscal/invoices/index.js';
 import { invoiceBodySchema } from '../../fiscal/sri/index.js';
-import type { AppContext, Route } from '../context.js';
-import { readFiscalBody } from '../fiscal-body.js';
+import type { Route } from '../context.js';
+import { bookCaller, readFiscalBody, sendJson } from '../fiscal-body.js';
 
-function bookCaller(ctx: AppContext): BookCaller {
-  const caller: Caller | undefined = ctx.state.caller;
-  if (caller?.family !== 'b') throw new SelloError('unauthorized');
-  return caller;
-}
 
-function sendJson(ctx: AppContext, status: number, body: string): void {
-  ctx.status = status;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = body;
-}
 
 export function invoiceRoutes(invoices: Invoices): Route[] {
   const base = { surface: 'fiscal' as const, auth: 'family-b' as const, scope: 'accounting' as const };
