@@ -181,7 +181,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
         ...certificateAdminRoutes({ store, secrets, dataDir: config.dataDir }),
         ...folderAdminRoutes(store, folderWatcher),
         ...deliveryAdminRoutes(store, delivery),
-        ...fiscalAdminRoutes({ pins, wake: () => submissions.wake() }),
+        ...fiscalAdminRoutes({ store, pins }),
         // CONTRACT §14: what the admin UI needs besides the routes above.
         ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, pkcs11Modules: config.pkcs11Modules }),
         ...bookAdminRoutes(store),

@@ -1,7 +1,7 @@
 import type { AgentStatus } from './tray-state.js';
 
 interface StatusBody {
-  data: { pending_signatures: number; failed_deliveries: number; tokens: Array<{ present: boolean }> };
+  data: { pending_signatures: number; pending_invoices?: number; failed_deliveries: number; tokens: Array<{ present: boolean }> };
 }
 
 /**
@@ -15,6 +15,7 @@ export async function readAgentStatus(baseUrl: string, adminToken: string, fetch
   return {
     running: true,
     pendingSignatures: data.pending_signatures,
+    pendingInvoices: data.pending_invoices ?? 0,
     failedDeliveries: data.failed_deliveries,
     tokensPresent: data.tokens.filter((t) => t.present).length,
   };

@@ -95,7 +95,7 @@ export async function startTrayApp(electron: ElectronApi, deps: TrayAppDeps): Pr
     try {
       status = await agent.status();
     } catch {
-      status = { running: false, pendingSignatures: 0, failedDeliveries: 0, tokensPresent: 0 };
+      status = { running: false, pendingSignatures: 0, pendingInvoices: 0, failedDeliveries: 0, tokensPresent: 0 };
     }
     const state = trayStateFor(status);
     tray.setImage(deps.icons[state.icon]);

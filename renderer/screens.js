@@ -39,6 +39,8 @@ export async function estado(root) {
       h('dd', {}, s.tokens.length ? s.tokens.map((k) => `${k.label ?? k.serial} (${k.present ? t('estado.present') : t('estado.absent')})`).join(', ') : '—'),
       h('dt', {}, t('estado.pending')),
       h('dd', { 'data-testid': 'pending-count' }, String(s.pending_signatures)),
+      h('dt', {}, t('estado.pendingInvoices')),
+      h('dd', { 'data-testid': 'pending-invoices-count' }, String(s.pending_invoices ?? 0)),
       h('dt', {}, t('estado.failed')),
       h('dd', { 'data-testid': 'failed-count' }, String(s.failed_deliveries)),
     ),
@@ -249,17 +251,43 @@ async function showDeliveries(endpoint, box) {
   box.replaceChildren(h('h2', {}, `${t('webhooks.deliveries')}: ${endpoint.url}`), table([t('actividad.at'), t('actividad.name'), t('webhooks.state'), t('webhooks.attempts'), ''], rows));
 }
 
+/** A token as the queue names it: label, plugged in or not, the PIN tries it reports. */
+const tokenTitle = (token) =>
+  `${t('firmas.token')}: ${token.label ?? token.serial} (${token.present ? t('estado.present') : t('estado.absent')}) — ${t('firmas.tries')}: ${t(`firmas.triesState.${token.pin_tries}`)}`;
+
 export async function firmas(root) {
-  const groups = (await api.get('/signing/pending')).data;
+  const [groups, invoiceGroups] = await Promise.all([api.get('/signing/pending'), api.get('/fiscal/pending')]).then((r) => r.map((x) => x.data));
   const sections = groups.map((g) =>
-    h(
-      'section',
-      { className: 'token' },
-      h('h2', {}, g.token ? `${t('firmas.token')}: ${g.token.label ?? g.token.serial} (${g.token.present ? t('estado.present') : t('estado.absent')}) — ${t('firmas.tries')}: ${g.token.pin_tries}` : t('firmas.software')),
-      g.signatures.map((s) => signatureRow(s, root)),
-    ),
+    h('section', { className: 'token' }, h('h2', {}, g.token ? tokenTitle(g.token) : t('firmas.software')), g.signatures.map((s) => signatureRow(s, root))),
   );
-  root.replaceChildren(h('h1', {}, t('nav.firmas')), h('div', { className: 'result' }), ...(sections.length ? sections : [h('p', { className: 'empty' }, t('none'))]));
+  // CONTRACT §15: comprobantes whose issuer's certificate is on a token wait for its PIN too.
+  const invoiceSections = invoiceGroups.map((g) => invoicesWaiting(g, root));
+  const all = [...sections, ...invoiceSections];
+  root.replaceChildren(h('h1', {}, t('nav.firmas')), h('div', { className: 'result' }), ...(all.length ? all : [h('p', { className: 'empty' }, t('none'))]));
+}
+
+/** The comprobantes waiting on one token, and the PIN that lets them all be signed and sent. */
+function invoicesWaiting(g, root) {
+  const pin = field('pin', t('firmas.pin'), { type: 'password', input: { autocomplete: 'off', inputmode: 'numeric' } });
+  const give = form({
+    fields: { pin },
+    submitLabel: t('firmas.givePin'),
+    errorField: 'pin',
+    validate: () => (pin.input.value ? {} : { pin: t('pinRule') }),
+    send: () => api.post('/fiscal/token-pin', { token_serial: g.token.serial, pin: pin.input.value }),
+    onDone: async (r) => {
+      await firmas(root);
+      root.querySelector('.result')?.replaceChildren(notice(`${t('firmas.pinGiven')} ${r.data.waiting_invoices}`));
+    },
+  });
+  const rows = g.invoices.map((i) => [h('code', {}, i.numero), i.book, i.external_ref, i.environment, date(i.created_at), i.reason ?? t('firmas.waitingToken')]);
+  return h(
+    'section',
+    { className: 'token invoices', 'data-token-invoices': g.token.serial ?? '' },
+    h('h2', {}, `${t('firmas.invoices')} — ${tokenTitle(g.token)}`),
+    table([t('firmas.numero'), t('book'), t('firmas.externalRef'), t('environment'), t('firmas.issued'), t('firmas.reason')], rows),
+    give,
+  );
 }
 
 function signatureRow(s, root) {

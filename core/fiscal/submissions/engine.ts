@@ -34,6 +34,7 @@ import { recordOutcome, type StepOutcome } from './outcome.js';
 import { sendStep, type SriStepDeps } from './send-step.js';
 import { signStep } from './sign-step.js';
 import { claimDue, nextDueAt, releaseAllLeases, releaseClaim, type ClaimedSubmission } from './store.js';
+import { dueNowOnToken } from './waiting-on-token.js';
 
 export interface SubmissionEngine {
   /** After the commit of a new document (or a PIN given): run due steps now, not at the next poll. */
@@ -107,6 +108,7 @@ export function createSubmissionEngine(deps: SubmissionEngineDeps): SubmissionEn
   let tickQueued = false;
   let tickTimer: NodeJS.Timeout | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
+  let stopListening: (() => void) | undefined;
 
   function schedule(): void {
     if (!started || stopping || tickQueued) return;
@@ -216,11 +218,21 @@ export function createSubmissionEngine(deps: SubmissionEngineDeps): SubmissionEn
       started = true;
       const released = releaseAllLeases(store);
       if (released > 0) log.warn('fiscal submissions left under way by a previous process are due again', { count: released });
+      // A PIN given anywhere (the fiscal PIN route, a signing request's approval): that token's
+      // documents go on now, not at their next check.
+      stopListening = deps.pins.onSet((serial) => {
+        try {
+          if (dueNowOnToken(store, serial, now()) > 0) schedule();
+        } catch (err) {
+          log.warn('fiscal documents of a token could not be made due; they go on at their next check', { err });
+        }
+      });
       schedule();
     },
     async stop() {
       if (!started || stopping) return;
       stopping = true;
+      stopListening?.();
       for (const t of [tickTimer, pollTimer]) if (t) clearTimeout(t);
       const drained = Promise.all([...running]);
       const cut = new Promise<'cut'>((resolve) => setTimeout(() => resolve('cut'), drainMs).unref());

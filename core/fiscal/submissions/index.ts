@@ -11,5 +11,6 @@
 export { createSubmissionEngine, type SubmissionEngine, type SubmissionEngineDeps, type SubmissionSettings } from './engine.js';
 export { findSubmission, insertSubmission, isIssuedDocument, type NewSubmission, type SubmissionState } from './store.js';
 export { numberingOf } from './sign-step.js';
+export { countWaitingOnTokens, waitingOnTokens, type WaitingOnToken } from './waiting-on-token.js';
 export { autorizacionXml } from './autorizacion-xml.js';
 export { AUTHORIZATION_POLL_S, RECEPTION_RETRY_S, PIN_RECHECK_S, pastGiveUp, retryDelayMs } from './schedule.js';

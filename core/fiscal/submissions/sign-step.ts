@@ -54,7 +54,7 @@ export async function signStep(row: ClaimedSubmission, deps: SignStepDeps): Prom
     const code = isSelloError(err) ? err.code : 'internal_error';
     if (waitsForPerson(code)) {
       const text = isSelloError(err) ? err.message : '';
-      const again = code === 'pin_incorrect' ? ' Dé el PIN correcto con POST /admin/api/fiscal/token-pin.' : '';
+      const again = code === 'pin_incorrect' ? ' Escriba el PIN correcto en Firmas pendientes (ventana de Sello) o con POST /admin/api/fiscal/token-pin.' : '';
       return waitForPin(`Esperando al token del emisor: ${text}${again}`, deps);
     }
     const reason = isSelloError(err)
@@ -66,8 +66,8 @@ export async function signStep(row: ClaimedSubmission, deps: SignStepDeps): Prom
 
 function pinWanted(label: string | null, serial: string | null): string {
   return (
-    `Esperando el PIN del token «${label ?? 'sin etiqueta'}» (serie ${serial ?? '?'}) del emisor. Dé el PIN con ` +
-    'POST /admin/api/fiscal/token-pin (o aprobando en la bandeja una firma pendiente de ese token); el comprobante se firma y se envía en cuanto lo tenga.'
+    `Esperando el PIN del token «${label ?? 'sin etiqueta'}» (serie ${serial ?? '?'}) del emisor. Escríbalo en Firmas pendientes ` +
+    '(ventana de Sello) o con POST /admin/api/fiscal/token-pin; el comprobante se firma y se envía en cuanto lo tenga.'
   );
 }
 

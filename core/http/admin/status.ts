@@ -1,12 +1,13 @@
 /**
  * The Estado screen (CONTRACT §14): is Sello running, where, which PKCS#11 modules are
- * installed, what waits for a PIN, how many deliveries failed and the last errors. The
- * tray reads the same route to pick its icon.
+ * installed, what waits for a PIN (signatures and issued comprobantes), how many deliveries
+ * failed and the last errors. The tray reads the same route to pick its icon.
  */
 import type { Store } from '../../db/index.js';
 import { countDeliveries, recentFailures } from '../../delivery/index.js';
 import type { SigningRequests } from '../../signing/requests/index.js';
-import { tokenStatus } from '../../signing/requests/token-status.js';
+import { countWaitingOnTokens } from '../../fiscal/submissions/index.js';
+import { tokenStatus } from '../../signing/requests/index.js';
 import { version } from '../../version.js';
 import { candidateModules } from '../../../native/index.js';
 import type { Route } from '../context.js';
@@ -38,6 +39,8 @@ export function statusAdminRoutes(deps: StatusDeps): Route[] {
               .map((m) => m.path),
             tokens,
             pending_signatures: groups.reduce((n, g) => n + g.signatures.length, 0),
+            // Comprobantes whose issuer's token waits for its PIN (CONTRACT §15).
+            pending_invoices: countWaitingOnTokens(deps.store),
             failed_deliveries: countDeliveries(deps.store, 'failed'),
             last_errors: recentFailures(deps.store, 5).map((d) => ({
               delivery_id: d.id,

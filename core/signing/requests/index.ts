@@ -23,6 +23,7 @@ export {
   type DocumentReading,
 } from './create-input.js';
 export { waitsForPerson } from './failure-policy.js';
+export { checkTokenPin, tokenStatus, type TokenStatus } from './token-status.js';
 export { toSigningRequestObject, documentUrl, type SigningRequestObject } from './request-object.js';
 export { buildCallbackBody, buildFailureCallbackBody, fileName, signersOf, type CallbackBody, type FailureCallbackBody, type Signer } from './callback-body.js';
 export { findByReference, loadFull, type FullRequest } from './store.js';

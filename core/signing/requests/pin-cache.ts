@@ -14,6 +14,12 @@ export interface PinCache {
   /** After a wrong PIN: forget it everywhere, so it is never tried again by itself. */
   forget(tokenSerial: string): void;
   has(tokenSerial: string): boolean;
+  /**
+   * Calls `listener` after every `set`, with the token's serial: whatever waits for that token
+   * (issued comprobantes, core/fiscal/submissions) goes on at once instead of at its next check.
+   * Returns the function that stops the calls.
+   */
+  onSet(listener: (tokenSerial: string) => void): () => void;
 }
 
 const settingName = (serial: string) => `token_pin:${serial}`;
@@ -21,6 +27,7 @@ const settingName = (serial: string) => `token_pin:${serial}`;
 export function createPinCache(deps: { store: Store; secrets: SecretBox; ttlMs: number; now?: () => number }): PinCache {
   const now = deps.now ?? Date.now;
   const memory = new Map<string, { pin: string; expiresAt: number }>();
+  const listeners = new Set<(serial: string) => void>();
   const remembered = (serial: string): string | undefined => {
     const row = deps.store.first(deps.store.db.selectFrom('settings').select('value').where('name', '=', settingName(serial)));
     if (!row) return undefined;
@@ -48,6 +55,7 @@ export function createPinCache(deps: { store: Store; secrets: SecretBox; ttlMs: 
             .onConflict((oc) => oc.column('name').doUpdateSet({ value })),
         );
       }
+      for (const listener of listeners) listener(serial);
     },
     forget(serial) {
       memory.delete(serial);
@@ -55,6 +63,10 @@ export function createPinCache(deps: { store: Store; secrets: SecretBox; ttlMs: 
     },
     has(serial) {
       return cache.get(serial) !== undefined;
+    },
+    onSet(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
   return cache;

@@ -17,7 +17,7 @@ function fakeAgent(statuses: AgentStatus[]): TrayAgent & { stopped: number } {
   return agent;
 }
 
-const ok: AgentStatus = { running: true, pendingSignatures: 0, failedDeliveries: 0, tokensPresent: 1 };
+const ok: AgentStatus = { running: true, pendingSignatures: 0, pendingInvoices: 0, failedDeliveries: 0, tokensPresent: 1 };
 
 describe('startTrayApp', () => {
   it('quits at once when another instance runs, without starting a second agent', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { notificationsFor, trayStateFor, type AgentStatus } from '../../../main/tray-state.js';
 
-const base: AgentStatus = { running: true, pendingSignatures: 0, failedDeliveries: 0, tokensPresent: 0 };
+const base: AgentStatus = { running: true, pendingSignatures: 0, pendingInvoices: 0, failedDeliveries: 0, tokensPresent: 0 };
 
 describe('trayStateFor', () => {
   it('is ok when nothing waits, naming the tokens present', () => {
@@ -13,6 +13,12 @@ describe('trayStateFor', () => {
     expect(trayStateFor({ ...base, pendingSignatures: 2, failedDeliveries: 3 })).toEqual({ icon: 'pin', tooltip: 'Sello: 2 firmas esperan el PIN' });
     expect(trayStateFor({ ...base, pendingSignatures: 1 }).tooltip).toBe('Sello: 1 firma espera el PIN');
     expect(trayStateFor({ ...base, failedDeliveries: 1 })).toEqual({ icon: 'failures', tooltip: 'Sello: 1 entrega falló' });
+  });
+
+  it('says which comprobantes wait for a token PIN, beside the signatures', () => {
+    expect(trayStateFor({ ...base, pendingInvoices: 1, failedDeliveries: 2 })).toEqual({ icon: 'pin', tooltip: 'Sello: 1 comprobante espera el PIN' });
+    expect(trayStateFor({ ...base, pendingInvoices: 3 }).tooltip).toBe('Sello: 3 comprobantes esperan el PIN');
+    expect(trayStateFor({ ...base, pendingSignatures: 1, pendingInvoices: 2 })).toEqual({ icon: 'pin', tooltip: 'Sello: 1 firma y 2 comprobantes esperan el PIN' });
   });
 
   it('shows a stopped agent', () => {
@@ -28,5 +34,9 @@ describe('notificationsFor', () => {
       { title: 'Webhooks con fallas', body: '3 entregas fallaron después de todos los reintentos.' },
     ]);
     expect(notificationsFor({ ...base, pendingSignatures: 3 }, { ...base, pendingSignatures: 1 })).toEqual([]);
+    expect(notificationsFor({ ...base, pendingInvoices: 1 }, { ...base, pendingInvoices: 3 })).toEqual([
+      { title: 'Comprobantes esperan el PIN', body: '2 comprobantes nuevos esperan el PIN del token del emisor para firmarse y enviarse al SRI.' },
+    ]);
+    expect(notificationsFor({ ...base, pendingInvoices: 2 }, { ...base, pendingInvoices: 0 })).toEqual([]);
   });
 });

@@ -43,4 +43,16 @@ describe('createPinCache', () => {
     pins.forget('serial-2');
     expect(pins.get('serial-2')).toBeUndefined();
   });
+
+  it('tells its listeners which token got a PIN, until they stop listening', () => {
+    const pins = createPinCache({ store, secrets: loadSecretBox(dir), ttlMs: 60_000 });
+    const heard: string[] = [];
+    const stop = pins.onSet((serial) => heard.push(serial));
+    pins.set('serial-3', '1111');
+    pins.forget('serial-3');
+    pins.set('serial-4', '2222', { remember: true });
+    stop();
+    pins.set('serial-3', '3333');
+    expect(heard).toEqual(['serial-3', 'serial-4']);
+  });
 });
