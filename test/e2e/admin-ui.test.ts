@@ -5,11 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerTokenCertificate } from '../../core/certificates/index.js';
 import { loadTokenDriver } from '../../native/index.js';
-import { jsonApiHeaders, startTestAgent, tempDir, type TestAgent } from '../helpers/agent.js';
+import { jsonApiHeaders, startTestAgent, type TestAgent } from '../helpers/agent.js';
+import { openChromium, type OpenChromium } from '../helpers/chromium.js';
 import { emitEvent } from '../helpers/events.js';
 import { makePdf } from '../helpers/pdf-fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -19,16 +20,14 @@ import { createTestPki, type TestPki } from '../helpers/test-ca.js';
 
 const SHOTS = path.join(import.meta.dirname, 'screenshots');
 /** ENGINEERING: Debian's Chromium, no network of its own, a fresh profile. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let pki: TestPki;
 let hsm: SoftHsm;
 let agent: TestAgent;
 let receiver: Receiver;
-let browser: Browser;
+let ui: OpenChromium;
 let context: BrowserContext;
 let page: Page;
-let profileDir: string;
 let certificateId: string;
 
 const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
@@ -56,24 +55,18 @@ beforeAll(async () => {
     chain: pki.leaf.chain,
   }).id;
   receiver = await startReceiver(pki, { script: [{ status: 500, body: 'error del ERP' }] });
-  profileDir = tempDir('sello-chromium-');
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true, locale: 'es-EC' });
-  browser = context.browser()!;
-  page = context.pages()[0] ?? (await context.newPage());
+  ui = await openChromium(agent.baseUrl);
+  context = ui.context;
   // No request may leave the machine: anything not on the agent's origin fails the test.
-  page.on('request', (r) => {
-    if (!r.url().startsWith(agent.baseUrl)) throw new Error(`external request: ${r.url()}`);
-  });
+  page = ui.page;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  void browser;
+  await ui?.close();
   await receiver?.close();
   await agent?.close();
   await hsm?.cleanup();
   await pki?.cleanup();
-  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
 });
 
 describe('the admin UI', () => {

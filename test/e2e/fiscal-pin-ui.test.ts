@@ -8,24 +8,18 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerTokenCertificate } from '../../core/certificates/index.js';
-import { loadTokenDriver } from '../../native/index.js';
-import { tempDir } from '../helpers/agent.js';
-import { issuerBody, putIssuer, startInvoiceRig, type InvoiceRig } from '../helpers/invoices.js';
-import { createSoftHsm, type SoftHsm } from '../helpers/softhsm.js';
-import { createTestPki, type TestPki } from '../helpers/test-ca.js';
+import { openChromium, type OpenChromium } from '../helpers/chromium.js';
+import type { InvoiceRig } from '../helpers/invoices.js';
+import { createIssuerToken, startTokenIssuerRig, type IssuerToken } from '../helpers/token-issuer.js';
 
 const SHOTS = path.join(import.meta.dirname, 'screenshots');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-let pki: TestPki;
-let hsm: SoftHsm;
+let token: IssuerToken;
 let rig: InvoiceRig;
-let context: BrowserContext;
+let ui: OpenChromium;
 let page: Page;
-let profileDir: string;
 let invoice: { id: string; numero: string; access_key: string };
 
 const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
@@ -36,42 +30,21 @@ const go = async (screen: string) => {
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  pki = await createTestPki();
-  hsm = await createSoftHsm();
-  const token = await hsm.initToken({ label: 'emisor', pin: '1234' });
-  await token.importKey({ id: '01', label: 'emisor', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
-  const driver = loadTokenDriver(hsm.modulePath);
-  const serial = (await driver.listSlots()).find((s) => s.token?.label === 'emisor')!.token!.serialNumber;
-  await driver.close();
-  rig = await startInvoiceRig({ config: { pkcs11Modules: [hsm.modulePath], deliveryTimeScale: 1 } });
-  const certificateId = registerTokenCertificate(rig.agent.store, {
-    modulePath: hsm.modulePath,
-    tokenSerial: serial,
-    tokenLabel: 'emisor',
-    keyId: Buffer.from('01', 'hex'),
-    certificate: pki.leaf.certificate,
-    chain: pki.leaf.chain,
-  }).id;
-  await putIssuer(rig.agent, rig.agent.testKey, issuerBody(certificateId));
+  token = await createIssuerToken();
+  rig = await startTokenIssuerRig(token, { deliveryTimeScale: 1 });
   const { status, json } = await rig.post(rig.invoiceBody('UI-TOKEN-1'));
   if (status !== 201) throw new Error(`POST /api/v1/invoices: ${status} ${JSON.stringify(json)}`);
   invoice = json.data!;
-  profileDir = tempDir('sello-chromium-');
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true, locale: 'es-EC' });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('request', (r) => {
-    if (!r.url().startsWith(rig.agent.baseUrl)) throw new Error(`external request: ${r.url()}`);
-  });
+  ui = await openChromium(rig.agent.baseUrl);
+  page = ui.page;
   await page.goto(rig.agent.adminUrl);
   await page.getByRole('heading', { name: 'Estado' }).waitFor();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
+  await ui?.close();
   await rig?.close();
-  await hsm?.cleanup();
-  await pki?.cleanup();
-  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+  await token?.cleanup();
 });
 
 describe('comprobantes waiting for a token PIN', () => {

@@ -7,20 +7,19 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAgent, tempDir, type TestAgent } from '../helpers/agent.js';
+import { openChromium, type OpenChromium } from '../helpers/chromium.js';
 import { makePdf } from '../helpers/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../helpers/test-ca.js';
 
 const SHOTS = path.join(import.meta.dirname, 'screenshots');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let pki: TestPki;
 let agent: TestAgent;
-let context: BrowserContext;
+let ui: OpenChromium;
 let page: Page;
-let profileDir: string;
 let work: string;
 let watched: string;
 let p12Path: string;
@@ -46,21 +45,17 @@ beforeAll(async () => {
   p12Path = path.join(work, 'luis.p12');
   execFileSync('openssl', ['pkcs12', '-export', '-inkey', path.join(work, 'luis.key.pem'), '-in', path.join(work, 'luis.cert.pem'), '-certfile', pki.ca.certificatePath, '-out', p12Path, '-passout', 'pass:clave-ñ']);
   agent = await startTestAgent();
-  profileDir = tempDir('sello-chromium-');
-  context = await chromium.launchPersistentContext(profileDir, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true, locale: 'es-EC' });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('request', (r) => {
-    if (!r.url().startsWith(agent.baseUrl)) throw new Error(`external request: ${r.url()}`);
-  });
+  ui = await openChromium(agent.baseUrl);
+  page = ui.page;
   await page.goto(agent.adminUrl);
   await page.getByRole('heading', { name: 'Estado' }).waitFor();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
+  await ui?.close();
   await agent?.close();
   await pki?.cleanup();
-  for (const dir of [profileDir, work]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
 describe('the Certificados screen', () => {

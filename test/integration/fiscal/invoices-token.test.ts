@@ -9,14 +9,10 @@
  */
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerTokenCertificate } from '../../../core/certificates/index.js';
-import { loadTokenDriver } from '../../../native/index.js';
-import { issuerBody, putIssuer, startInvoiceRig, type InvoiceRig } from '../../helpers/invoices.js';
-import { createSoftHsm, type SoftHsm } from '../../helpers/softhsm.js';
-import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
+import type { InvoiceRig } from '../../helpers/invoices.js';
+import { createIssuerToken, startTokenIssuerRig, type IssuerToken } from '../../helpers/token-issuer.js';
 
-let pki: TestPki;
-let hsm: SoftHsm;
+let token: IssuerToken;
 let tokenSerial: string;
 const rigs: InvoiceRig[] = [];
 
@@ -32,35 +28,19 @@ nativeProto.C_Login = function (this: unknown, ...args: unknown[]) {
 };
 
 beforeAll(async () => {
-  pki = await createTestPki();
-  hsm = await createSoftHsm();
-  const token = await hsm.initToken({ label: 'emisor', pin: '1234' });
-  await token.importKey({ id: '01', label: 'emisor', key: pki.leaf.privateKey, certificate: pki.leaf.certificate });
-  const driver = loadTokenDriver(hsm.modulePath);
-  tokenSerial = (await driver.listSlots()).find((s) => s.token?.label === 'emisor')!.token!.serialNumber;
-  await driver.close();
+  token = await createIssuerToken();
+  tokenSerial = token.serial;
 });
 
 afterAll(async () => {
   for (const rig of rigs) await rig.close();
-  await hsm?.cleanup();
-  await pki?.cleanup();
+  await token?.cleanup();
 });
 
 /** An agent (its own PIN cache) whose test issuer's certificate is the token's. */
 async function tokenRig(timeScale: number): Promise<InvoiceRig> {
-  const rig = await startInvoiceRig({ config: { pkcs11Modules: [hsm.modulePath], deliveryTimeScale: timeScale } });
+  const rig = await startTokenIssuerRig(token, { deliveryTimeScale: timeScale });
   rigs.push(rig);
-  const certificateId = registerTokenCertificate(rig.agent.store, {
-    modulePath: hsm.modulePath,
-    tokenSerial,
-    tokenLabel: 'emisor',
-    keyId: Buffer.from('01', 'hex'),
-    certificate: pki.leaf.certificate,
-    chain: pki.leaf.chain,
-  }).id;
-  // A test issuer may name one of the office's live certificates (CONTRACT §15).
-  await putIssuer(rig.agent, rig.agent.testKey, issuerBody(certificateId));
   return rig;
 }
 
