@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import http from 'node:http';
 import { createRateLimiter, releaseAbandonedIdempotencyKeys } from './auth/index.js';
 import { syncCatalogs } from './catalogs/index.js';
@@ -46,17 +47,26 @@ import { apiKeyAdminRoutes } from './http/admin/api-keys.js';
 import { webhookEndpointAdminRoutes } from './http/admin/webhook-endpoints.js';
 import { activityAdminRoutes } from './http/admin/activity.js';
 import { createFolderWatcher, watchSettings } from './watch/index.js';
+import { createLanServer } from './http/lan-server.js';
+import { bareHost, checkTlsSettings, interfaceAddresses, isWildcardHost, openServerTls, type ServerTls } from './tls/index.js';
 
 export interface Agent {
-  /** `http://127.0.0.1:8437` */
+  /** `http://127.0.0.1:8437`; on an address beyond loopback, `https://192.168.1.20:8437` (CONTRACT §2). */
   baseUrl: string;
+  /**
+   * Plain HTTP on this machine's loopback, for the tray and a local ERP: `baseUrl` itself when
+   * listening on loopback; `http://127.0.0.1:PORT` beside an HTTPS `baseUrl`.
+   */
+  localUrl: string;
+  /** The certificate of an HTTPS `baseUrl` (it may be made again while running), undefined on loopback. */
+  tls(): TlsSummary | undefined;
   /** One-time URL of the admin UI: its token works once, for a session cookie (CONTRACT §14). */
   adminUrl: string;
   /** Token of the admin API for automation (`Authorization: Bearer …` on `/admin/api`); never in a URL. */
   adminToken: string;
   /**
-   * A new admin session for the Electron window, set as a cookie on `baseUrl`
-   * (`session.defaultSession.cookies.set({ url: baseUrl, ...cookie })`), so the window
+   * A new admin session for the Electron window, set as a cookie on `localUrl`
+   * (`session.defaultSession.cookies.set({ url: localUrl, ...cookie })`), so the window
    * never needs the one-time URL.
    */
   issueAdminCookie(): AdminCookie;
@@ -69,6 +79,23 @@ export interface Agent {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/** What `sello serve` and the Estado screen show of the LAN listener's certificate. */
+export interface TlsSummary {
+  source: 'generated' | 'configured';
+  /** SHA-256 of the certificate, `AB:CD:…`. */
+  fingerprint: string;
+  certFile: string;
+  /** The local CA to trust on the ERP's computer (generated certificates). */
+  caFile: string | undefined;
+  caFingerprint: string | undefined;
+  notAfter: string;
+  /** Its names and addresses, as a Host header carries them. */
+  names: string[];
+}
+
+/** How often a generated certificate is checked against the machine's addresses and its end. */
+const TLS_REFRESH_MS = 10 * 60_000;
+
 export { openDataStore, storeFile, withDataStore } from './data-store.js';
 
 /**
@@ -79,16 +106,16 @@ export interface StartOptions {
   log?: Logger;
   /** The PDF thread's entry: tests give one whose reader misbehaves on marked files. */
   pdfThreadEntry?: URL;
+  /** How often a generated TLS certificate is checked against the machine's addresses (10 min); tests shorten it. */
+  tlsRefreshMs?: number;
 }
 
 export async function startAgent(config: Config, options: StartOptions = {}): Promise<Agent> {
   const log = options.log ?? createLogger(config.logLevel);
-  if (!LOOPBACK.has(config.host)) {
-    // A setting the user chose: one line on the CLI, like every other ConfigError.
-    throw new ConfigError(
-      `Escuchar en ${config.host} requiere TLS, que esta versión todavía no configura. Use --host 127.0.0.1 (predeterminado).`,
-    );
-  }
+  // CONTRACT §2: beyond loopback, HTTPS only. `--host` and a configured certificate are checked
+  // before anything is written: a bad one is one line on the CLI and changes nothing.
+  const lan = !LOOPBACK.has(config.host);
+  const configuredTls = lan ? await checkTlsSettings(config) : undefined;
   prepareDataDir(config.dataDir);
   const unlock = lockDataDir(config.dataDir);
   const stops: Array<() => Promise<void> | void> = [unlock];
@@ -99,6 +126,15 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     const freed = releaseAbandonedIdempotencyKeys(store);
     if (freed > 0) log.warn('released idempotency keys left running by a previous process', { count: freed });
 
+    // Generated into the data folder (or made again) only now, with the folder locked.
+    const tls = lan ? openServerTls(config, configuredTls) : undefined;
+    if (tls) {
+      const cert = tls.current();
+      log.info('tls certificate', { source: cert.source, renewed: tls.opened ?? null, fingerprint: cert.fingerprint, notAfter: cert.notAfter.toISOString() });
+      if (cert.source === 'configured' && cert.notAfter.getTime() - Date.now() < 30 * 86_400_000) {
+        log.warn('the configured TLS certificate ends within 30 days', { notAfter: cert.notAfter.toISOString() });
+      }
+    }
     const secrets = loadSecretBox(config.dataDir);
     const endpoints = createWebhookEndpoints(store, secrets);
     const adminToken = crypto.randomBytes(32).toString('base64url');
@@ -161,6 +197,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
 
     // Set once the server listens; the status route reads it lazily.
     let baseUrl = '';
+    let localUrl = '';
     const readCache = createResponseCache({ maxEntries: 2000, maxBytes: 32 * 1024 * 1024 });
     const listener = createHttpApp({
       readCache,
@@ -168,7 +205,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       log,
       limiter: createRateLimiter(config.rateLimitPerMinute),
       admin: adminSessions,
-      extraHostNames: config.extraHostNames,
+      extraHostNames: tls ? tls.hostNames : config.extraHostNames,
       routes: [
         ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)], readCache),
         ...documentRoutes(store, documents, (id) => isIssuedDocument(store, id)),
@@ -183,7 +220,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
         ...deliveryAdminRoutes(store, delivery),
         ...fiscalAdminRoutes({ store, pins }),
         // CONTRACT §14: what the admin UI needs besides the routes above.
-        ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, pkcs11Modules: config.pkcs11Modules }),
+        ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, localUrl: () => localUrl, tls: () => (tls ? tlsSummary(tls) : undefined), pkcs11Modules: config.pkcs11Modules }),
         ...bookAdminRoutes(store),
         ...apiKeyAdminRoutes(store),
         ...webhookEndpointAdminRoutes(store, endpoints),
@@ -193,30 +230,61 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       ],
     });
 
-    const server = http.createServer(listener);
-    server.on('clientError', answerClientError);
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
+    const listen = async (server: http.Server, port: number, host: string): Promise<number> => {
+      server.on('clientError', answerClientError);
+      server.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }).catch((err: NodeJS.ErrnoException) => {
+        // The address went away between the check and the listen, or a name that resolves elsewhere.
+        if (err.code === 'EADDRNOTAVAIL') throw new ConfigError(`La dirección ${host} no es de este equipo; sus direcciones son ${interfaceAddresses().join(', ')}.`);
+        throw err;
       });
-    });
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests still running after 5 s are cut: a stop must not hang forever.
-          setTimeout(() => server.closeAllConnections(), 5_000).unref();
-        }),
-    );
+      stops.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+            // Requests still running after 5 s are cut: a stop must not hang forever.
+            setTimeout(() => server.closeAllConnections(), 5_000).unref();
+          }),
+      );
+      return (server.address() as AddressInfo).port;
+    };
 
-    const { port } = server.address() as AddressInfo;
-    const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
-    baseUrl = `http://${host}:${port}`;
-    log.info('listening', { baseUrl, dataDir: config.dataDir });
+    if (tls) {
+      const cert = () => ({ cert: tls.current().certPem, key: tls.current().keyPem });
+      const server = createLanServer(listener, cert());
+      const port = await listen(server, config.port, bareHost(config.host));
+      baseUrl = `https://${lanAuthority(config.host)}:${port}`;
+      localUrl = `http://127.0.0.1:${port}`;
+      // On one address of the LAN, loopback is not covered: the tray and a local ERP get their own
+      // plain listener on 127.0.0.1, same port (on 0.0.0.0 and ::, the LAN listener serves them).
+      if (!isWildcardHost(config.host)) await listen(http.createServer(listener), port, '127.0.0.1');
+      // A laptop that gets a new address, or a certificate near its end: made again, served at once.
+      const refresh = setInterval(() => {
+        try {
+          const renewed = tls.refresh();
+          if (renewed === undefined) return;
+          server.setSecureContext({ ...cert(), minVersion: 'TLSv1.2' });
+          log.info('tls certificate renewed', { reason: renewed, fingerprint: tls.current().fingerprint });
+        } catch (err) {
+          log.error('tls certificate renewal failed', { err: String(err) });
+        }
+      }, options.tlsRefreshMs ?? TLS_REFRESH_MS);
+      refresh.unref();
+      stops.push(() => clearInterval(refresh));
+    } else {
+      const port = await listen(http.createServer(listener), config.port, config.host);
+      const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+      baseUrl = `http://${host}:${port}`;
+      localUrl = baseUrl;
+    }
+    log.info('listening', { baseUrl, localUrl, dataDir: config.dataDir });
     // In the background: a slow token driver must not delay the API. Stopping waits for it.
     const tokenScan = scanConfiguredTokens(store, config.pkcs11Modules, log);
     stops.push(() => tokenScan);
@@ -229,7 +297,10 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     let stopped: Promise<void> | undefined;
     return {
       baseUrl,
-      adminUrl: `${baseUrl}/ui/?token=${adminSessions.loginToken}`,
+      localUrl,
+      tls: () => (tls ? tlsSummary(tls) : undefined),
+      // The one-time link opens on this machine, where the browser trusts plain loopback.
+      adminUrl: `${localUrl}/ui/?token=${adminSessions.loginToken}`,
       adminToken,
       issueAdminCookie: () => adminSessions.issueCookie(),
       store,
@@ -246,4 +317,33 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     for (const stop of stops.reverse()) await stop();
     throw err;
   }
+}
+
+function tlsSummary(tls: ServerTls): TlsSummary {
+  const cert = tls.current();
+  return {
+    source: cert.source,
+    fingerprint: cert.fingerprint,
+    certFile: cert.certFile,
+    caFile: cert.caFile,
+    caFingerprint: cert.caFingerprint,
+    notAfter: cert.notAfter.toISOString(),
+    names: [...cert.names.dns, ...cert.names.ips.map((ip) => (ip.includes(':') ? `[${ip}]` : ip))],
+  };
+}
+
+/**
+ * The host of an HTTPS base URL: the address given, or for 0.0.0.0 and :: the first address of
+ * the LAN (IPv4 first: what an office's ERP most likely reaches), else localhost. `sello serve`
+ * lists every name the certificate carries besides.
+ */
+function lanAuthority(host: string): string {
+  const bare = bareHost(host);
+  if (!isWildcardHost(bare)) return bare.includes(':') ? `[${bare}]` : bare;
+  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => list ?? []).filter((a) => !a.internal);
+  const v4 = addresses.find((a) => a.family === 'IPv4');
+  const v6 = bare.includes(':') ? addresses.find((a) => a.family === 'IPv6' && !a.address.startsWith('fe80:')) : undefined;
+  if (v4) return v4.address;
+  if (v6) return `[${v6.address}]`;
+  return 'localhost';
 }

@@ -10,6 +10,13 @@ export interface Config {
   port: number;
   /** Host names accepted in the `Host` header besides the loopback ones (CONTRACT §2). */
   extraHostNames: string[];
+  /**
+   * The certificate (PEM, chain after it) and key (PEM, unencrypted) a `host` beyond loopback
+   * serves (`SELLO_TLS_CERT_FILE`, `SELLO_TLS_KEY_FILE`); without them Sello generates its own
+   * into the data folder (docs/cli.md, core/tls).
+   */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
   rateLimitPerMinute: number;
   /** Shrinks every delivery delay; 1 in production, 0.001 in tests. */
   deliveryTimeScale: number;
@@ -120,6 +127,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     host: overrides.host ?? env.SELLO_HOST ?? '127.0.0.1',
     port,
     extraHostNames: overrides.extraHostNames ?? listSetting(env, 'HOST_NAMES', ','),
+    tlsCertFile: overrides.tlsCertFile ?? (env.SELLO_TLS_CERT_FILE ? path.resolve(env.SELLO_TLS_CERT_FILE) : undefined),
+    tlsKeyFile: overrides.tlsKeyFile ?? (env.SELLO_TLS_KEY_FILE ? path.resolve(env.SELLO_TLS_KEY_FILE) : undefined),
     rateLimitPerMinute: overrides.rateLimitPerMinute ?? numberSetting(env, 'RATE_LIMIT_PER_MINUTE', 300, 1),
     deliveryTimeScale: overrides.deliveryTimeScale ?? numberSetting(env, 'DELIVERY_TIME_SCALE', 1, 0),
     deliveryRetentionDays: overrides.deliveryRetentionDays ?? numberSetting(env, 'DELIVERY_RETENTION_DAYS', 30, 1),

@@ -31,6 +31,20 @@ export async function estado(root) {
       { className: 'facts' },
       h('dt', {}, t('estado.server')),
       h('dd', {}, s.base_url),
+      // CONTRACT §2: on the LAN, HTTPS; the fingerprint is what another computer checks it against.
+      ...(s.tls
+        ? [
+            h('dt', {}, t('estado.localUrl')),
+            h('dd', {}, s.local_url),
+            h('dt', {}, t('estado.tlsFingerprint')),
+            h('dd', { 'data-testid': 'tls-fingerprint', className: 'fingerprint' }, s.tls.fingerprint),
+            ...(s.tls.ca_file ? [h('dt', {}, t('estado.tlsCa')), h('dd', {}, `${s.tls.ca_file} (SHA-256 ${s.tls.ca_fingerprint})`)] : []),
+            h('dt', {}, t('estado.tlsNames')),
+            h('dd', {}, s.tls.names.join(', ')),
+            h('dt', {}, t('estado.tlsUntil')),
+            h('dd', {}, date(s.tls.not_after)),
+          ]
+        : []),
       h('dt', {}, t('estado.version')),
       h('dd', {}, s.version),
       h('dt', {}, t('estado.modules')),

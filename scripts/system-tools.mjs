@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Before `npm test`: the system tools the tests drive for real (a PKCS#11 token,
-// poppler, qpdf, a QR reader, Chromium, openssl, xmllint and xmlsec1 for the tax XML). Before `npm run bench`
+// poppler, qpdf, a QR reader, Chromium, openssl, xmllint and xmlsec1 for the tax XML, iproute2 and
+// curl for a second computer on a LAN). Before `npm run bench`
 // (`system-tools.mjs bench`): those and wrk, the HTTP load generator. Installs them
 // with apt-get when running as root on Debian; otherwise stops with the exact
 // command to run.
@@ -21,6 +22,9 @@ const tools = [
   ['certutil', 'libnss3-tools'],
   ['xmllint', 'libxml2-utils'],
   ['xmlsec1', 'xmlsec1'],
+  // The LAN tests: a network namespace joined by a veth pair, and a client on the other side.
+  ['ip', 'iproute2'],
+  ['curl', 'curl'],
 ];
 const forBench = process.argv.includes('bench');
 if (forBench) tools.push(['wrk', 'wrk']);

@@ -13,7 +13,8 @@ const usage = `Sello ${version}: documentos tributarios electrónicos y firma de
 
 Uso: sello <comando> [opciones]
 
-  serve [--host H] [--port P]                 inicia el servicio sin ventana (Ctrl+C lo detiene)
+  serve [--host H] [--port P]                 inicia el servicio sin ventana (Ctrl+C lo detiene); un --host
+                                              fuera de 127.0.0.1 (0.0.0.0, una IP de la red) sirve HTTPS
   books create SLUG --tenant T [--name N] [--no-accounting-api]
   books list
   keys create --family a|b --env test|live [--name N] [--book SLUG] [--scope accounting,signing]

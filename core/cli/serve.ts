@@ -15,10 +15,26 @@ export async function serve(args: string[], io: Io): Promise<number> {
     ...(port !== undefined ? { port } : {}),
   });
   const agent = await startAgent(config);
+  const tls = agent.tls();
   if (values.json) {
-    io.out(JSON.stringify({ base_url: agent.baseUrl, admin_url: agent.adminUrl }));
+    io.out(
+      JSON.stringify({
+        base_url: agent.baseUrl,
+        admin_url: agent.adminUrl,
+        // CONTRACT §2: on an address beyond loopback, what a client checks the HTTPS certificate against.
+        ...(tls
+          ? { local_url: agent.localUrl, tls_fingerprint: tls.fingerprint, tls_cert_file: tls.certFile, tls_ca_file: tls.caFile ?? null, tls_ca_fingerprint: tls.caFingerprint ?? null, tls_names: tls.names }
+          : {}),
+      }),
+    );
   } else {
     io.out(`Sello escucha en ${agent.baseUrl}`);
+    if (tls) {
+      io.out(`En este equipo, también sin TLS: ${agent.localUrl}`);
+      io.out(`Huella SHA-256 del certificado TLS: ${tls.fingerprint}`);
+      if (tls.caFile) io.out(`CA local que deben aceptar los otros equipos: ${tls.caFile} (SHA-256 ${tls.caFingerprint})`);
+      io.out(`Nombres del certificado: ${tls.names.join(', ')}`);
+    }
     io.out(`Administración (enlace de un solo uso): ${agent.adminUrl}`);
     io.out('Ctrl+C para detener.');
   }

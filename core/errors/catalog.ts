@@ -63,6 +63,11 @@ export const errorCatalog = {
     es: 'La solicitud HTTP está mal formada.',
     en: 'The HTTP request is malformed.',
   },
+  https_required: {
+    status: 400,
+    es: 'Desde otros equipos, Sello solo acepta HTTPS en este puerto: use https:// en lugar de http://.',
+    en: 'From other computers, Sello accepts only HTTPS on this port: use https:// instead of http://.',
+  },
   internal_error: {
     status: 500,
     es: 'Error interno del servidor. El equipo de Sello puede consultar el registro con el id de la solicitud.',

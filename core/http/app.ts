@@ -21,8 +21,8 @@ export interface HttpAppDeps {
   limiter: RateLimiter;
   /** Admin sessions of this run: cookie + CSRF, or the Bearer admin token (CONTRACT §14). */
   admin: AdminSessions;
-  /** Host names accepted besides the loopback ones. */
-  extraHostNames: readonly string[];
+  /** Host names accepted besides the loopback ones; a function when they may change while the agent runs. */
+  extraHostNames: readonly string[] | (() => readonly string[]);
   routes: readonly Route[];
   /** The JSON:API read cache the routes fill; repeat reads are answered from it before Koa. */
   readCache: ResponseCache;

@@ -34,14 +34,16 @@ export interface ServeProcess {
   child: ChildProcess;
   baseUrl: string;
   adminUrl: string;
+  /** The whole first line (`tls_fingerprint` and the rest, on a LAN host). */
+  json: Record<string, unknown>;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
   stderr: () => string;
 }
 
-/** Starts `sello serve --port 0 --json` and waits for its first line. */
-export async function startServe(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [selloBin, 'serve', '--port', '0', '--json', '--data-dir', dataDir], {
+/** Starts `sello serve --port 0 --json [ARGS…]` and waits for its first line. */
+export async function startServe(dataDir: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [selloBin, 'serve', '--port', '0', '--json', '--data-dir', dataDir, ...args], {
     env: { ...process.env, SELLO_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -55,6 +57,6 @@ export async function startServe(dataDir: string, env: NodeJS.ProcessEnv = {}): 
       throw new Error(`sello serve exited ${code}: ${stderr}`);
     }),
   ]);
-  const { base_url, admin_url } = JSON.parse(first) as { base_url: string; admin_url: string };
-  return { child, baseUrl: base_url, adminUrl: admin_url, exited, stderr: () => stderr };
+  const json = JSON.parse(first) as { base_url: string; admin_url: string };
+  return { child, baseUrl: json.base_url, adminUrl: json.admin_url, json, exited, stderr: () => stderr };
 }

@@ -55,10 +55,10 @@ describe('sello serve', () => {
     await first.exited;
   });
 
-  it('refuses a non-loopback host until TLS is configured', () => {
-    const res = sello(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', tempDir()]);
+  it('refuses a host that is not an address of this machine in one line (LAN with TLS: lan-tls.test.ts)', () => {
+    const res = sello(['serve', '--host', '203.0.113.7', '--port', '0', '--data-dir', tempDir()]);
     expect(res.status).toBe(1);
-    expect(res.stderr).toMatch(/requiere TLS/);
+    expect(res.stderr.trim()).toMatch(/^sello: La dirección 203\.0\.113\.7 no es de este equipo/);
   });
 
   it('restricts the data folder and its files', async () => {

@@ -17,7 +17,33 @@ export interface StatusDeps {
   requests: Pick<SigningRequests, 'pending'>;
   /** Known only once the server listens. */
   baseUrl: () => string;
+  /** Plain HTTP on loopback beside an HTTPS `baseUrl`; the same as `baseUrl` on loopback. */
+  localUrl?: () => string;
+  /** The HTTPS certificate of a LAN listener (CONTRACT §2); undefined on loopback. */
+  tls?: () => TlsStatus | undefined;
   pkcs11Modules: readonly string[];
+}
+
+/** What the Estado screen shows of the LAN listener's certificate. */
+export interface TlsStatus {
+  source: 'generated' | 'configured';
+  fingerprint: string;
+  caFile: string | undefined;
+  caFingerprint: string | undefined;
+  notAfter: string;
+  names: string[];
+}
+
+function tlsData(tls: TlsStatus | undefined) {
+  if (!tls) return null;
+  return {
+    source: tls.source,
+    fingerprint: tls.fingerprint,
+    ca_file: tls.caFile ?? null,
+    ca_fingerprint: tls.caFingerprint ?? null,
+    not_after: tls.notAfter,
+    names: tls.names,
+  };
 }
 
 export function statusAdminRoutes(deps: StatusDeps): Route[] {
@@ -33,6 +59,8 @@ export function statusAdminRoutes(deps: StatusDeps): Route[] {
         ctx.body = {
           data: {
             base_url: deps.baseUrl(),
+            local_url: deps.localUrl?.() ?? deps.baseUrl(),
+            tls: tlsData(deps.tls?.()),
             version,
             pkcs11_modules: candidateModules({ configured: [...deps.pkcs11Modules] })
               .filter((m) => m.exists)

@@ -62,13 +62,24 @@ export function parseHost(header: string): { hostname: string; port: number | un
 /**
  * The checker for this agent's names (`127.0.0.1`, `localhost`, `[::1]` and `extraNames`):
  * given the Host header and the port the request came in on, the checked host, or
- * `undefined` for a 421.
+ * `undefined` for a 421. `extraNames` may be a function, for names that change while the agent
+ * runs (a LAN listener's certificate made again for a new address); it is called per request and
+ * the set is rebuilt only when it returns a different array.
  */
-export function hostChecker(extraNames: readonly string[]): (hostHeader: string | undefined, localPort: number | undefined) => CheckedHost | undefined {
-  const allowed = new Set(['127.0.0.1', 'localhost', '[::1]', ...extraNames.map((n) => n.toLowerCase())]);
+export function hostChecker(
+  extraNames: readonly string[] | (() => readonly string[]),
+): (hostHeader: string | undefined, localPort: number | undefined) => CheckedHost | undefined {
+  const current = typeof extraNames === 'function' ? extraNames : () => extraNames;
+  let names: readonly string[] | undefined;
+  let allowed = new Set<string>();
   return (hostHeader, localPort) => {
     if (hostHeader === undefined) return undefined;
     const parsed = parseHost(hostHeader);
+    const extra = current();
+    if (extra !== names) {
+      names = extra;
+      allowed = new Set(['127.0.0.1', 'localhost', '[::1]', ...extra.map((n) => n.toLowerCase())]);
+    }
     if (!parsed || !allowed.has(parsed.hostname)) return undefined;
     if (parsed.port !== undefined && parsed.port !== localPort) return undefined;
     return { ...parsed, authority: parsed.port === undefined ? parsed.hostname : `${parsed.hostname}:${parsed.port}` };
