@@ -3,17 +3,17 @@
  * Everything else takes the Electron API as a parameter and is tested with a fake.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import electron from 'electron';
 import electronUpdater from 'electron-updater';
 import { startAgent } from '../core/app.js';
 import { loadConfig } from '../core/config.js';
+import { projectRoot } from '../core/paths.js';
 import type { ElectronApi } from './electron-api.js';
 import { readAgentStatus } from './agent-status.js';
 import { startTrayApp } from './tray-app.js';
 import { configureUpdates, updateSettingsFrom } from './updates.js';
 
-const resources = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'resources');
+const resources = path.join(projectRoot, 'resources');
 
 const api: ElectronApi = {
   app: electron.app,
@@ -37,9 +37,11 @@ await startTrayApp(api, {
   async startAgent() {
     const agent = await startAgent(loadConfig());
     return {
-      baseUrl: agent.baseUrl,
+      // Plain loopback HTTP even when Sello also serves HTTPS to the LAN: the window and the
+      // status polls need no certificate (CONTRACT §2).
+      baseUrl: agent.localUrl,
       adminUrl: agent.adminUrl,
-      status: () => readAgentStatus(agent.baseUrl, agent.adminToken),
+      status: () => readAgentStatus(agent.localUrl, agent.adminToken),
       stop: () => agent.stop(),
     };
   },

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm start` (CONTRACT §1): the tray app where Electron can start; otherwise one
-// line saying why, and the same core headless (`sello serve`).
+// line saying why, and the same core headless (`sello serve`). Either runs the build (dist/):
+// built first when missing or older than the sources (bin/build-state.mjs).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtEntry } from '../bin/build-state.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -30,6 +32,16 @@ function electronBinary() {
 function canShowWindows() {
   if (process.platform !== 'linux') return true;
   return Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+}
+
+if (process.env.SELLO_FROM_SOURCE !== '1' && !(builtEntry('cli') && builtEntry('main'))) {
+  try {
+    const { build } = await import('./build.mjs');
+    await build();
+  } catch (err) {
+    // bin/sello.mjs and main/index.cjs fall back to the sources (tsx) by themselves.
+    process.stderr.write(`No se pudo compilar Sello (${err?.message ?? err}); se ejecuta desde las fuentes.\n`);
+  }
 }
 
 let why;

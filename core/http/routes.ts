@@ -8,7 +8,8 @@ import type { AnyResourceDef } from './jsonapi/resource.js';
 
 /** Every JSON:API resource plus `GET /api/v1/openapi`, generated from the same list. */
 export function apiV1Routes(store: Store, resources: readonly AnyResourceDef[], cache: ResponseCache): Route[] {
-  const openapi = JSON.stringify(buildOpenApiDocument(resources, version));
+  // Made at the first request for it, not at every start: 10–50 ms that no other request needs.
+  let openapi: string | undefined;
   return [
     ...resources.flatMap((r) => jsonApiRoutes(r, store, cache)),
     {
@@ -19,7 +20,7 @@ export function apiV1Routes(store: Store, resources: readonly AnyResourceDef[], 
       auth: 'none',
       handler(ctx) {
         ctx.type = 'application/json';
-        ctx.body = openapi;
+        ctx.body = openapi ??= JSON.stringify(buildOpenApiDocument(resources, version));
       },
     },
   ];

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../paths.js';
 import { ADMIN_COOKIE, type AdminSessions } from './admin-session.js';
 import type { AppContext, Route } from './context.js';
 
 /** The UI's files: plain ES modules and CSS, no build step (ENGINEERING: renderer/). */
-export const defaultRendererDir = fileURLToPath(new URL('../../renderer/', import.meta.url));
+export const defaultRendererDir = path.join(projectRoot, 'renderer');
 
 /**
  * CONTRACT §14: a strict policy. Only this origin's scripts, styles and API; no inline

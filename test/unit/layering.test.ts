@@ -11,7 +11,8 @@ import { repoRoot } from '../helpers/cli.js';
 const allowed: Record<string, Array<(target: string) => boolean>> = {
   core: [(t) => t.startsWith('core/'), (t) => t.startsWith('native/')],
   native: [(t) => t.startsWith('native/'), (t) => t.startsWith('core/errors/')],
-  main: [(t) => t.startsWith('main/'), (t) => t.startsWith('core/')],
+  // main/index.cjs, a launcher like bin/sello.mjs, asks bin/build-state.mjs whether dist/ is current.
+  main: [(t) => t.startsWith('main/'), (t) => t.startsWith('core/'), (t) => t === 'bin/build-state.mjs'],
   renderer: [(t) => t.startsWith('renderer/')],
 };
 

@@ -16,6 +16,7 @@
  * - Without work for `idleMs` the thread stops; the next job starts it again.
  */
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from '../../paths.js';
 import { SelloError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { PdfThreadStopped, exceededLimits, threadDiedWithJob, threadUnavailable, type Death, type Limits } from './failures.js';
@@ -106,7 +107,7 @@ export function createRunner(opts: RunnerOptions): Runner {
   const { log } = opts;
   const limits: Limits = { deadlineMs: opts.deadlineMs, memoryMb: opts.memoryMb };
   const idleMs = opts.idleMs ?? 5 * 60_000;
-  const entry = opts.entry ?? new URL('./entry.mjs', import.meta.url);
+  const entry = opts.entry ?? threadEntry('pdf-thread', new URL('./entry.mjs', import.meta.url));
   const window = opts.window ?? DEFAULT_WINDOW;
   /** The watchdog looks this often: a tenth of the deadline, within 10–250 ms. */
   const tickMs = Math.min(250, Math.max(10, Math.floor(limits.deadlineMs / 10)));

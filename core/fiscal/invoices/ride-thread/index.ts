@@ -12,6 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { SelloError } from '../../../errors/index.js';
+import { threadEntry } from '../../../paths.js';
 import type { RideData } from '../../sri/index.js';
 import type { RideAnswer, RideJob } from './protocol.js';
 
@@ -26,7 +27,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-const ENTRY = new URL('./entry.mjs', import.meta.url);
+const ENTRY = threadEntry('ride-thread', new URL('./entry.mjs', import.meta.url));
 
 export function createRideThread(options: { deadlineMs?: number } = {}): RideThread {
   const deadlineMs = options.deadlineMs ?? 30_000;
