@@ -27,7 +27,7 @@ export const fromBuild = build !== undefined;
 export const projectRoot = build ? path.resolve(here, build.root) : path.resolve(here, '..');
 
 /** The worker threads, each its own entry point of the build (scripts/build.mjs names the same). */
-export type ThreadName = 'pdf-thread' | 'ride-thread';
+export type ThreadName = 'pdf-thread' | 'ride-thread' | 'sri-answer-thread';
 
 /**
  * The file a worker thread starts from: its bundle next to this code when built, else the

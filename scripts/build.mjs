@@ -6,6 +6,7 @@
 //   dist/main.mjs         the Electron main process (main/index.ts); main/index.cjs loads it
 //   dist/pdf-thread.mjs   the PDF thread (core/signing/pdf-thread/thread-main.ts)
 //   dist/ride-thread.mjs  the RIDE thread (core/fiscal/invoices/ride-thread/thread-main.ts)
+//   dist/sri-answer-thread.mjs  the thread that reads the SRI's answers (core/fiscal/sri/answer-thread/thread-main.ts)
 //   dist/chunk-*.mjs      code shared by them; `sello serve` loads only what it imports
 //   dist/build-stamp.json what the build was made from (bin/build-state.mjs), written last
 //
@@ -36,7 +37,7 @@ export const APP_ENTRIES = { cli: 'core/cli/main.ts', main: 'main/index.ts' };
  * and esbuild's code splitting puts a module into the chunks of every entry that imports it
  * before tree shaking, so `sello serve` would load the RIDE thread's pdf-lib and bwip-js.
  */
-export const THREAD_ENTRIES = { 'pdf-thread': 'core/signing/pdf-thread/thread-main.ts', 'ride-thread': 'core/fiscal/invoices/ride-thread/thread-main.ts' };
+export const THREAD_ENTRIES = { 'pdf-thread': 'core/signing/pdf-thread/thread-main.ts', 'ride-thread': 'core/fiscal/invoices/ride-thread/thread-main.ts', 'sri-answer-thread': 'core/fiscal/sri/answer-thread/thread-main.ts' };
 export const ENTRIES = { ...APP_ENTRIES, ...THREAD_ENTRIES };
 
 export const EXTERNAL = ['better-sqlite3', 'pkcs11js', 'electron', 'electron-updater'];

@@ -89,10 +89,10 @@ afterAll(() => {
 describe('npm run build', () => {
   it('writes the entry points, the thread bundles and the stamp, and no TypeScript', () => {
     const files = fs.readdirSync(out);
-    for (const f of ['cli.mjs', 'main.mjs', 'pdf-thread.mjs', 'ride-thread.mjs', 'build-stamp.json']) expect(files).toContain(f);
+    for (const f of ['cli.mjs', 'main.mjs', 'pdf-thread.mjs', 'ride-thread.mjs', 'sri-answer-thread.mjs', 'build-stamp.json']) expect(files).toContain(f);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
     const stamp = JSON.parse(fs.readFileSync(path.join(out, 'build-stamp.json'), 'utf8')) as { entries: string[]; files: string[] };
-    expect(stamp.entries).toEqual(expect.arrayContaining(['cli', 'main', 'pdf-thread', 'ride-thread']));
+    expect(stamp.entries).toEqual(expect.arrayContaining(['cli', 'main', 'pdf-thread', 'ride-thread', 'sri-answer-thread']));
     for (const entry of stamp.entries) expect(files).toContain(`${entry}.mjs`);
     expect(stamp.files.every((f) => files.includes(f))).toBe(true);
     // The native modules and electron stay in node_modules.
@@ -217,6 +217,8 @@ describe('the built CLI under plain node', () => {
       }
       expect(await serve.exited).toBe(0);
       expect(resolved().slice(before)).toContain(builtFile('ride-thread.mjs'));
+      // The SRI's answers were read on their own thread's bundle.
+      expect(resolved().slice(before)).toContain(builtFile('sri-answer-thread.mjs'));
     });
   });
 });

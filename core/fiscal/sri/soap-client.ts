@@ -27,17 +27,17 @@ import type { Socket } from 'node:net';
 import type { Config } from '../../config.js';
 import { createHttpsAgent, TLS_CODES } from '../../delivery/index.js';
 import type { Ambiente } from './invoice-model.js';
-import { readAutorizacionAnswer, readRecepcionAnswer, type AutorizacionAnswer, type RecepcionAnswer } from './sri-answers.js';
+import { AnswerUnreadable, createAnswerThread } from './answer-thread/index.js';
+import type { AnswerJob, AnswerOf, ReadAnswer, SriService } from './read-answer.js';
+import type { AutorizacionAnswer, RecepcionAnswer } from './sri-answers.js';
 import { SriError, SriFault, SriHttpError, SriRequestError, SriUnreachable } from './sri-errors.js';
 import {
   AUTORIZACION_SERVICE,
   RECEPCION_SERVICE,
   UnexpectedAnswer,
   autorizacionComprobanteEnvelope,
-  parseSoapAnswer,
   shorten,
   validarComprobanteEnvelope,
-  type SoapAnswer,
 } from './soap-envelope.js';
 
 export { formatSriMessages } from './sri-answers.js';
@@ -51,9 +51,8 @@ export const DEFAULT_SRI_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_SRI_TIMEOUT_MS = 60_000;
 /**
  * An authorization carries the comprobante (the SRI accepts up to a few hundred KB) and a few
- * verdicts; 2 MiB is far beyond. The answer is parsed on the agent's main thread (the job that
- * asks runs there), so the cap is also what bounds that parse: a hostile 16 MB of tags would
- * stall every request for seconds.
+ * verdicts; 2 MiB is far beyond. Answers are read on a thread of their own (./answer-thread):
+ * the cap bounds that thread's work too.
  */
 export const DEFAULT_SRI_MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
@@ -66,6 +65,8 @@ export interface SriClientOptions {
   /** Concurrent connections per host (default 4). */
   maxSockets?: number;
   userAgent?: string;
+  /** Reads an answer's text; by default on the client's own answer thread. */
+  readAnswer?: (job: AnswerJob) => Promise<ReadAnswer>;
 }
 
 export interface SriClient {
@@ -75,7 +76,7 @@ export interface SriClient {
   autorizacionComprobante(baseUrl: string, accessKey: string): Promise<AutorizacionAnswer>;
   /** Cuts every call still running (they fail `SriUnreachable` "interrupted"): shutdown. */
   abortAll(): void;
-  /** Closes idle keep-alive sockets. */
+  /** Closes idle keep-alive sockets and ends the answer thread. */
   close(): void;
 }
 
@@ -122,6 +123,14 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
   let httpAgent: http.Agent | undefined;
   /** Calls in flight, each with the way to end it now (shutdown). */
   const running = new Map<ClientRequest, () => void>();
+  // Started at the first answer; ended by close().
+  let answerThread: ReturnType<typeof createAnswerThread> | undefined;
+  const readAnswerOf =
+    options.readAnswer ??
+    ((job: AnswerJob) => {
+      answerThread ??= createAnswerThread();
+      return answerThread.read(job);
+    });
 
   function agentFor(url: URL): http.Agent {
     if (url.protocol === 'https:') {
@@ -208,24 +217,24 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
     });
   }
 
-  async function call<T>(url: URL, envelope: string, read: (answer: SoapAnswer & { kind: 'body' }) => T): Promise<T> {
+  async function call<S extends SriService>(url: URL, envelope: string, service: S): Promise<AnswerOf[S]> {
     const raw = await post(url, envelope);
     const host = url.host;
     const { status } = raw;
-    let soap: SoapAnswer | undefined;
-    let garbage: string | undefined;
+    let read: ReadAnswer;
     try {
-      soap = parseSoapAnswer(decodeUtf8(raw));
+      read = await readAnswerOf({ service, text: decodeUtf8(raw) });
     } catch (err) {
-      if (!(err instanceof UnexpectedAnswer)) throw err;
-      garbage = err.message;
+      if (err instanceof UnexpectedAnswer) read = { kind: 'garbage', why: err.message };
+      else if (err instanceof AnswerUnreadable) read = { kind: 'garbage', why: `no se pudo leer (${err.message})` };
+      else throw err;
     }
-    if (soap?.kind === 'fault') {
+    if (read.kind === 'fault') {
       throw new SriFault(
-        soap.faultcode,
-        soap.faultstring,
+        read.faultcode,
+        read.faultstring,
         status,
-        `El SRI (${host}) respondió un SOAP Fault${soap.faultcode ? ` ${shorten(soap.faultcode, 60)}` : ''}: ${shorten(soap.faultstring) || '(sin faultstring)'}`,
+        `El SRI (${host}) respondió un SOAP Fault${read.faultcode ? ` ${shorten(read.faultcode, 60)}` : ''}: ${shorten(read.faultstring) || '(sin faultstring)'}`,
       );
     }
     if (status >= 500) throw new SriUnreachable('http_5xx', `El SRI (${host}) respondió HTTP ${status}: servicio no disponible por ahora.`, status);
@@ -235,13 +244,8 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
     }
     if (status >= 400) throw new SriHttpError(status, `El SRI (${host}) respondió HTTP ${status} a la solicitud.`);
     if (status < 200) throw new SriUnreachable('garbage', `El SRI (${host}) respondió un estado HTTP inesperado (${status}).`, status);
-    if (garbage !== undefined || !soap) throw garbageError(host, garbage ?? 'vacía', status);
-    try {
-      return read(soap);
-    } catch (err) {
-      if (err instanceof UnexpectedAnswer) throw garbageError(host, err.message, status);
-      throw err;
-    }
+    if (read.kind === 'garbage') throw garbageError(host, read.why, status);
+    return read.value as AnswerOf[S];
   }
 
   /** Everything thrown out of the client is an SriError. */
@@ -259,7 +263,7 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
       return guarded(async () => {
         const url = serviceUrl(baseUrl, RECEPCION_SERVICE);
         if (!(xml instanceof Uint8Array) || xml.byteLength === 0) throw new SriRequestError('No hay comprobante que enviar al SRI (XML vacío).');
-        return call(url, validarComprobanteEnvelope(xml), (a) => readRecepcionAnswer(a.element));
+        return call(url, validarComprobanteEnvelope(xml), 'recepcion');
       });
     },
     autorizacionComprobante(baseUrl, accessKey) {
@@ -268,7 +272,7 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
         if (typeof accessKey !== 'string' || !/^\d{49}$/.test(accessKey)) {
           throw new SriRequestError(`La clave de acceso debe tener 49 dígitos; se recibió «${shorten(String(accessKey), 60)}».`);
         }
-        return call(url, autorizacionComprobanteEnvelope(accessKey), (a) => readAutorizacionAnswer(a.element));
+        return call(url, autorizacionComprobanteEnvelope(accessKey), 'autorizacion');
       });
     },
     abortAll() {
@@ -277,6 +281,8 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
     close() {
       httpsAgent?.destroy();
       httpAgent?.destroy();
+      void answerThread?.close();
+      answerThread = undefined;
     },
   };
 }

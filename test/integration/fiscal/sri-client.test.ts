@@ -430,6 +430,39 @@ describe('transport failures are SriUnreachable with a clear Spanish reason', ()
     expect(err.message).toMatch(/trae una declaración DOCTYPE, que se rechaza/);
   });
 
+  it('a hostile answer within the cap (2 MiB of nested tags) is read on its own thread: the event loop keeps turning, and it is garbage', async () => {
+    const head = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>';
+    const depth = Math.floor((2 * 1024 * 1024 - 200) / 7);
+    sri.enqueue('autorizacion', { kind: 'raw', body: `${head}${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</soap:Body></soap:Envelope>` });
+    // The slowest turn of this thread's event loop while the answer is read (about 4 s of DOM building on the main thread before).
+    let worstGapMs = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstGapMs = Math.max(worstGapMs, now - last);
+      last = now;
+    }, 5);
+    const err = await failure(client.autorizacionComprobante(sri.baseUrl, '1'.repeat(49)));
+    clearInterval(ticker);
+    expect(err).toMatchObject({ reason: 'garbage', retryable: true });
+    expect(worstGapMs).toBeLessThan(500);
+  });
+
+  it('an answer the thread cannot read within its deadline is garbage, and the next answer is read by a new thread', async () => {
+    const { createAnswerThread } = await import('../../../core/fiscal/sri/answer-thread/index.js');
+    const answers = createAnswerThread({ deadlineMs: 50 });
+    const slow = createSriClient({ readAnswer: answers.read });
+    clients.push(slow);
+    const head = '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>';
+    sri.enqueue('autorizacion', { kind: 'raw', body: `${head}${'<a/>'.repeat(400_000)}</soap:Body></soap:Envelope>` });
+    const err = await failure(slow.autorizacionComprobante(sri.baseUrl, '1'.repeat(49)));
+    expect(err).toMatchObject({ reason: 'garbage', retryable: true });
+    expect(err.message).toMatch(/no se pudo leer \(el hilo que lee las respuestas del SRI no terminó en 0\.05 s\)/);
+    const { bytes } = await invoice();
+    expect((await slow.validarComprobante(sri.baseUrl, bytes)).estado).toBe('RECIBIDA');
+    await answers.close();
+  });
+
   it('an oversized answer is cut at the cap, not read to its end', async () => {
     const capped = createSriClient({ maxResponseBytes: 1024 * 1024 });
     clients.push(capped);
