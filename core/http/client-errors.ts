@@ -16,19 +16,27 @@ export function answerClientError(err: NodeJS.ErrnoException & { rawPacket?: Buf
     return;
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const error = new SelloError(tooLarge ? 'headers_too_large' : 'malformed_request');
-  // The request line, when it got that far, tells which family was called.
-  const path = /^[A-Z]+ (\/\S*)/.exec(err.rawPacket?.subarray(0, 2048).toString('latin1') ?? '')?.[1] ?? '/';
+  socket.end(rawErrorResponse(new SelloError(tooLarge ? 'headers_too_large' : 'malformed_request'), requestPath(err.rawPacket) ?? '/'));
+}
+
+/** The path of a raw request's first line (`GET /api/v1/x HTTP/1.1`), when it got that far. */
+export function requestPath(raw: Buffer | undefined): string | undefined {
+  return /^[A-Z]+ (\/\S*)/.exec(raw?.subarray(0, 2048).toString('latin1') ?? '')?.[1];
+}
+
+/**
+ * A whole HTTP/1.1 answer, written by hand for a connection Koa never sees: the error in the
+ * envelope of the family `path` belongs to, and `Connection: close`.
+ */
+export function rawErrorResponse(error: SelloError, path: string): Buffer {
   const rendered = renderError(error, surfaceForPath(path), 'es');
   const body = Buffer.from(typeof rendered.body === 'string' ? rendered.body : JSON.stringify(rendered.body), 'utf8');
-  socket.end(
-    Buffer.concat([
-      Buffer.from(
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
-          `Content-Type: ${rendered.contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-        'latin1',
-      ),
-      body,
-    ]),
-  );
+  return Buffer.concat([
+    Buffer.from(
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
+        `Content-Type: ${rendered.contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      'latin1',
+    ),
+    body,
+  ]);
 }

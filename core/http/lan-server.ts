@@ -11,15 +11,13 @@
  * https.Server attaches it), so both kinds share one set of timeouts, one connection list and one
  * `close()`.
  */
-import { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import type http from 'node:http';
 import type tls from 'node:tls';
 import { SelloError } from '../errors/index.js';
 import { isLoopbackAddress } from '../tls/index.js';
-import { renderError } from './envelopes.js';
-import { surfaceForPath } from './router.js';
+import { rawErrorResponse, requestPath } from './client-errors.js';
 
 /** A connection that sends nothing is dropped after this long. */
 const FIRST_BYTE_TIMEOUT_MS = 15_000;
@@ -66,25 +64,13 @@ export function createLanServer(listener: http.RequestListener, secure: tls.Secu
  * so the answer is not lost to a reset.
  */
 function refusePlainHttp(socket: net.Socket, chunk: Buffer): void {
-  const path = /^[A-Z]+ (\/\S*)/.exec(chunk.subarray(0, 2048).toString('latin1'))?.[1];
+  const path = requestPath(chunk);
   if (path === undefined) {
     // Not HTTP either: nothing it could read.
     socket.destroy();
     return;
   }
-  const error = new SelloError('https_required');
-  const rendered = renderError(error, surfaceForPath(path), 'es');
-  const body = Buffer.from(typeof rendered.body === 'string' ? rendered.body : JSON.stringify(rendered.body), 'utf8');
   socket.resume();
-  socket.end(
-    Buffer.concat([
-      Buffer.from(
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
-          `Content-Type: ${rendered.contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-        'latin1',
-      ),
-      body,
-    ]),
-  );
+  socket.end(rawErrorResponse(new SelloError('https_required'), path));
   setTimeout(() => socket.destroy(), 2_000).unref();
 }
