@@ -70,7 +70,8 @@ async function serveBuilt(dataDir: string, extra: NodeJS.ProcessEnv = {}): Promi
 
 /** The modules resolved so far, by every process and thread run under the guard. */
 const resolved = (): string[] => (fs.existsSync(guardLog) ? fs.readFileSync(guardLog, 'utf8').trim().split('\n') : []);
-const builtFile = (name: string) => pathToFileURL(path.join(out, name)).href;
+// Real paths: Node resolves modules through symbolic links (a node_modules that is one, say).
+const builtFile = (name: string) => pathToFileURL(fs.realpathSync(path.join(out, name))).href;
 
 beforeAll(() => {
   fs.mkdirSync(path.join(repoRoot, 'node_modules/.cache'), { recursive: true });
