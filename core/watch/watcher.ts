@@ -209,6 +209,9 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
 
   async function add(folder: FolderRow): Promise<void> {
     const identity = await dirIdentity(folder.path);
+    // stop() may have come during any await of a reload: nothing is watched after it (a watch
+    // opened then would keep the process alive after a graceful stop).
+    if (stopped) return;
     if (!identity) {
       if (!unavailable.has(folder.id)) log.warn('cannot watch folder', { folderId: folder.id, err: new Error('the folder is missing or not a folder') });
       unavailable.add(folder.id);
@@ -217,6 +220,7 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
     // Back after being deleted (or its subfolders deleted): Sello's own subfolders are made again.
     const missing = await ensureSubfolders(folder.path, [folder.output_dir, folder.error_dir, folder.originals_dir]);
     if (missing.length > 0) log.warn('cannot create the subfolders of a watched folder', { folderId: folder.id, missing });
+    if (stopped) return;
     const w: Watched = { folder, identity, watch: { close: () => Promise.resolve() }, handled: new Set(), listing: false, listAgain: false };
     const events: DirEvents = {
       changed: (file) => changed(w, file),
@@ -243,7 +247,12 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
       unavailable.add(folder.id);
       return;
     }
-    if (watched.get(folder.path) !== w) return;
+    if (stopped || watched.get(folder.path) !== w) {
+      // Stopped (or replaced) while the watch was being opened: stop() closed what it found then.
+      if (watched.get(folder.path) === w) watched.delete(folder.path);
+      await w.watch.close().catch(() => undefined);
+      return;
+    }
     unavailable.delete(folder.id);
     // Left mid-way by a previous process (signed but not written out, and the file already moved).
     for (const row of unfinished(store, folder.id)) if (row.state === 'signing') resumeRow(folder, row.id);
