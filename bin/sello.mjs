@@ -6,6 +6,16 @@
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from './build-state.mjs';
+import { nodeSupport } from './node-support.mjs';
+
+// Too old a Node: one line and exit 1. Node 20.19+: the warning once, to a person at a terminal
+// (not to programs reading stderr; `npm start` has already said it: SELLO_NODE_WARNED).
+const support = nodeSupport();
+if (support.fatal) {
+  process.stderr.write(`${support.fatal}\n`);
+  process.exit(1);
+}
+if (support.warning && process.stderr.isTTY && process.env.SELLO_NODE_WARNED !== '1') process.stderr.write(`${support.warning}\n`);
 
 const built = builtEntry('cli');
 if (built) {

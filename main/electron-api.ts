@@ -15,6 +15,8 @@ export interface MenuItem {
   click?: () => void;
   type?: 'separator' | 'checkbox' | 'normal';
   checked?: boolean;
+  /** false: shown greyed out, for information only. */
+  enabled?: boolean;
 }
 
 export interface WebContentsLike {

@@ -2,6 +2,7 @@
  * The Electron entry point: the only module that imports `electron` (ENGINEERING.md).
  * Everything else takes the Electron API as a parameter and is tested with a fake.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import electron from 'electron';
 import electronUpdater from 'electron-updater';
@@ -11,7 +12,7 @@ import { projectRoot } from '../core/paths.js';
 import type { ElectronApi } from './electron-api.js';
 import { readAgentStatus } from './agent-status.js';
 import { startTrayApp } from './tray-app.js';
-import { configureUpdates, updateSettingsFrom } from './updates.js';
+import { configureUpdates, updateSettingsFrom, updatesLabel } from './updates.js';
 
 const resources = path.join(projectRoot, 'resources');
 
@@ -33,7 +34,19 @@ const api: ElectronApi = {
   safeStorage: electron.safeStorage,
 };
 
-await startTrayApp(api, {
+/** The installer's update feed, if `npm run dist` was given one (electron-builder's app-update.yml). */
+function packagedFeed(): string | undefined {
+  if (!electron.app.isPackaged) return undefined;
+  try {
+    return fs.readFileSync(path.join(process.resourcesPath, 'app-update.yml'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+const updates = updateSettingsFrom(process.env, packagedFeed());
+
+const tray = await startTrayApp(api, {
   async startAgent() {
     const agent = await startAgent(loadConfig());
     return {
@@ -51,8 +64,12 @@ await startTrayApp(api, {
     failures: path.join(resources, 'tray-failures.png'),
     stopped: path.join(resources, 'tray-stopped.png'),
   },
+  updatesLabel: updatesLabel(updates),
 });
 
-configureUpdates(electronUpdater.autoUpdater, updateSettingsFrom(process.env), (err) => {
-  process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'update check failed', err: String(err) })}\n`);
-});
+// A second instance (null: it handed over to the first and quits) checks nothing.
+if (tray) {
+  configureUpdates(electronUpdater.autoUpdater, updates, (err) => {
+    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: 'update check failed', err: String(err) })}\n`);
+  });
+}

@@ -19,6 +19,8 @@ export interface TrayAppDeps {
   icons: Record<TrayIcon, string>;
   /** How often the tray reads the status; 5 s by default. */
   pollMs?: number;
+  /** A line of information in the menu about updates (main/updates.ts `updatesLabel`). */
+  updatesLabel?: string;
 }
 
 export interface TrayApp {
@@ -86,6 +88,7 @@ export async function startTrayApp(electron: ElectronApi, deps: TrayAppDeps): Pr
         tray.setContextMenu(menu());
       },
     },
+    ...(deps.updatesLabel ? [{ label: deps.updatesLabel, enabled: false }] : []),
     { label: '', type: 'separator' as const },
     { label: 'Salir', click: () => void quit() },
   ];

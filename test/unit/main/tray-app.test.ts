@@ -101,6 +101,13 @@ describe('startTrayApp', () => {
     await app.quit();
   });
 
+  it('shows where updates come from as a greyed-out line of the menu', async () => {
+    const electron = createFakeElectron();
+    const app = (await startTrayApp(electron, { icons, startAgent: async () => fakeAgent([ok]), pollMs: 60_000, updatesLabel: 'Actualizaciones: desactivadas (sin SELLO_UPDATE_FEED_URL)' }))!;
+    expect(electron.trays[0]!.menu.find((m) => m.label.startsWith('Actualizaciones'))).toEqual({ label: 'Actualizaciones: desactivadas (sin SELLO_UPDATE_FEED_URL)', enabled: false });
+    await app.quit();
+  });
+
   it('stops the agent once when quitting, from the menu or the app', async () => {
     const electron = createFakeElectron();
     const agent = fakeAgent([ok]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretStorage } from '../../../main/secret-storage.js';
-import { configureUpdates, updateSettingsFrom, type UpdaterLike } from '../../../main/updates.js';
+import { configureUpdates, packagedFeedUrlOf, updateSettingsFrom, updatesLabel, type UpdaterLike } from '../../../main/updates.js';
 import { createFakeElectron } from '../../fakes/electron.js';
 
 function fakeUpdater(fail = false): UpdaterLike & { feeds: unknown[]; checks: number } {
@@ -34,6 +34,31 @@ describe('configureUpdates', () => {
     expect(u.allowPrerelease).toBe(true);
     await new Promise((r) => setImmediate(r));
     expect(errors).toHaveLength(1);
+  });
+
+  it('uses the feed the installer was made with, leaving electron-updater to read app-update.yml', () => {
+    const u = fakeUpdater();
+    const yml = 'provider: generic\nurl: https://descargas.oficina.example/sello\nupdaterCacheDirName: sello-updater\n';
+    const settings = updateSettingsFrom({}, yml);
+    expect(settings.packagedFeedUrl).toBe('https://descargas.oficina.example/sello');
+    expect(configureUpdates(u, settings, () => undefined)).toBe(true);
+    expect(u.feeds).toEqual([]);
+    expect(u.checks).toBe(1);
+    expect(u.channel).toBe('latest');
+  });
+
+  it("prefers this computer's SELLO_UPDATE_FEED_URL, and ignores what is not an http(s) feed", () => {
+    const u = fakeUpdater();
+    const settings = updateSettingsFrom({ SELLO_UPDATE_FEED_URL: 'https://local.example/sello' }, 'provider: generic\nurl: https://otro.example/sello\n');
+    configureUpdates(u, settings, () => undefined);
+    expect(u.feeds).toEqual([{ provider: 'generic', url: 'https://local.example/sello', channel: 'latest' }]);
+    expect(updateSettingsFrom({ SELLO_UPDATE_FEED_URL: 'file:///etc/passwd' }).feedUrl).toBeUndefined();
+    expect(packagedFeedUrlOf('provider: github\nowner: x\n')).toBeUndefined();
+  });
+
+  it('says in the tray menu where updates come from, or that there are none', () => {
+    expect(updatesLabel(updateSettingsFrom({}))).toBe('Actualizaciones: desactivadas (sin SELLO_UPDATE_FEED_URL)');
+    expect(updatesLabel(updateSettingsFrom({ SELLO_UPDATE_FEED_URL: 'https://u.example/s', SELLO_UPDATE_CHANNEL: 'beta' }))).toBe('Actualizaciones: https://u.example/s (canal beta)');
   });
 });
 
