@@ -37,39 +37,44 @@ export function createHttpApp(deps: HttpAppDeps): http.RequestListener {
   // Validation messages of the schemas in Spanish (CONTRACT §4).
   z.config(z.locales.es());
   const app = new Koa<State>({ proxy: false });
-  const match = createRouter(deps.routes);
   const keys = createAuthenticator(deps.store);
 
   app.use(requestMiddleware(deps.log));
   app.use(errorMiddleware(deps.log));
   const checkHost = hostChecker(deps.extraHostNames);
-  app.use(async (ctx) => {
+  app.use((ctx, next) => {
     const host = checkHost(ctx.req.headers.host, ctx.req.socket.localPort);
     if (!host) throw new SelloError('misdirected_request');
     ctx.state.origin = `${ctx.protocol}://${host.authority}`;
-    const found = match(ctx.method, ctx.path);
-    if (found.kind === 'none') {
-      // An API path answers 401 before 404, so that routes can't be probed without a key.
-      const surface = ctx.state.surface;
-      // Every unknown /admin/api path is 401 without a session too (CONTRACT §14).
-      const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? (ctx.path.startsWith('/admin/') ? 'admin' : 'none') : 'family-b';
-      authenticateRoute(keys, deps.limiter, deps.admin, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
-      throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
-    }
-    if (found.kind === 'wrong-method') {
-      throw new SelloError('method_not_allowed', {
-        detail: `Método ${ctx.method} no permitido en ${ctx.path}. Permitidos: ${found.allowed.join(', ')}.`,
-        detailEn: `Method ${ctx.method} not allowed on ${ctx.path}. Allowed: ${found.allowed.join(', ')}.`,
-        headers: { Allow: found.allowed.join(', ') },
-      });
-    }
-    ctx.state.surface = found.route.surface;
-    ctx.state.params = found.params;
-    // One read of the store's change marker serves the key check and any cached read.
-    if (found.route.auth === 'family-a' || found.route.auth === 'family-b') ctx.state.storeMarker = deps.store.changeMarker();
-    authenticateRoute(keys, deps.limiter, deps.admin, ctx, found.route);
-    await found.route.handler(ctx);
+    return next();
   });
+  app.use(
+    createRouter(deps.routes, {
+      async found(ctx, route) {
+        ctx.state.surface = route.surface;
+        // One read of the store's change marker serves the key check and any cached read.
+        if (route.auth === 'family-a' || route.auth === 'family-b') ctx.state.storeMarker = deps.store.changeMarker();
+        authenticateRoute(keys, deps.limiter, deps.admin, ctx, route);
+        await route.handler(ctx);
+      },
+      notFound(ctx) {
+        // An API path answers 401 before 404, so that routes can't be probed without a key.
+        const surface = ctx.state.surface;
+        // Every unknown /admin/api path is 401 without a session too (CONTRACT §14).
+        const auth = surface === 'family-a' ? 'family-a' : surface === 'admin' ? (ctx.path.startsWith('/admin/') ? 'admin' : 'none') : 'family-b';
+        authenticateRoute(keys, deps.limiter, deps.admin, ctx, { method: 'GET', path: ctx.path, surface, auth, handler: () => undefined });
+        throw new SelloError('route_not_found', { detail: `No existe la ruta ${ctx.method} ${ctx.path}.`, detailEn: `No route ${ctx.method} ${ctx.path}.` });
+      },
+      wrongMethod(ctx, allowed) {
+        // Answered before any key check: a 405 tells whoever asks which methods the path has.
+        throw new SelloError('method_not_allowed', {
+          detail: `Método ${ctx.method} no permitido en ${ctx.path}. Permitidos: ${allowed.join(', ')}.`,
+          detailEn: `Method ${ctx.method} not allowed on ${ctx.path}. Allowed: ${allowed.join(', ')}.`,
+          headers: { Allow: allowed.join(', ') },
+        });
+      },
+    }),
+  );
 
   const hotRead = createHotReads({ store: deps.store, log: deps.log, keys, limiter: deps.limiter, cache: deps.readCache, checkHost });
   const koa = app.callback();
