@@ -15,6 +15,17 @@ export async function serve(args: string[], io: Io): Promise<number> {
     ...(port !== undefined ? { port } : {}),
   });
   const agent = await startAgent(config);
+  // Listened for before the line that says where it listens: a program that reads it and stops
+  // Sello at once (tests, the startup benchmark) must not find Node's default, which kills.
+  const signalled = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
   const tls = agent.tls();
   if (values.json) {
     io.out(
@@ -38,15 +49,7 @@ export async function serve(args: string[], io: Io): Promise<number> {
     io.out(`Administración (enlace de un solo uso): ${agent.adminUrl}`);
     io.out('Ctrl+C para detener.');
   }
-  await new Promise<void>((resolve) => {
-    const onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  await signalled;
   await agent.stop();
   return 0;
 }
