@@ -93,6 +93,9 @@ export interface TlsSummary {
   names: string[];
 }
 
+/** The latest the tokens are scanned after listening, when no request has come before (see startAgent). */
+const TOKEN_SCAN_DELAY_MS = 1000;
+
 /** How often a generated certificate is checked against the machine's addresses and its end. */
 const TLS_REFRESH_MS = 10 * 60_000;
 
@@ -230,7 +233,9 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       ],
     });
 
+    const servers: http.Server[] = [];
     const listen = async (server: http.Server, port: number, host: string): Promise<number> => {
+      servers.push(server);
       server.on('clientError', answerClientError);
       server.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => {
@@ -285,9 +290,24 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       localUrl = baseUrl;
     }
     log.info('listening', { baseUrl, localUrl, dataDir: config.dataDir });
-    // In the background: a slow token driver must not delay the API. Stopping waits for it.
-    const tokenScan = scanConfiguredTokens(store, config.pkcs11Modules, log);
-    stops.push(() => tokenScan);
+    // In the background, once the first request has been answered (or TOKEN_SCAN_DELAY_MS after
+    // listening, if none comes first): loading a token's driver blocks this thread (dlopen and
+    // C_Initialize, 16–30 ms with SoftHSM and OpenSC), and must not delay the API's first answer.
+    // Stopping cancels a scan not yet begun and waits for one under way.
+    let tokenScan: Promise<void> | undefined;
+    let tokenScanCancelled = false;
+    const tokenScanTimer = setTimeout(() => scanTokens(), TOKEN_SCAN_DELAY_MS);
+    tokenScanTimer.unref();
+    const scanTokens = () => {
+      clearTimeout(tokenScanTimer);
+      if (!tokenScanCancelled) tokenScan ??= scanConfiguredTokens(store, config.pkcs11Modules, log);
+    };
+    for (const server of servers) server.once('request', (_req: http.IncomingMessage, res: http.ServerResponse) => res.once('close', scanTokens));
+    stops.push(() => {
+      tokenScanCancelled = true;
+      clearTimeout(tokenScanTimer);
+      return tokenScan;
+    });
     delivery.start();
     submissions.start();
     signingWorker.start();

@@ -56,8 +56,21 @@ export const taxTypes: readonly TaxType[] = [
   { code: 'pe-exonerado', authority_code: '1000', country: 'PE', group: 'exonerado', name: 'Exonerado' },
 ];
 
-/** Rewrites both catalog tables from the lists above, in one transaction. */
+/** Whether `table` holds exactly `rows`, in their order: only read, nothing to rewrite. */
+function holds(store: Store, table: 'identification_types' | 'tax_types', rows: readonly IdentificationType[] | readonly TaxType[]): boolean {
+  const columns = table === 'tax_types' ? ['code', 'authority_code', 'country', 'name', 'group'] : ['code', 'authority_code', 'country', 'name'];
+  const stored = store.sqlite.prepare(`select ${columns.map((c) => `"${c}"`).join(', ')} from ${table} order by rowid`).raw().all() as unknown[][];
+  const wanted = rows.map((row) => columns.map((c) => (row as unknown as Record<string, unknown>)[c]));
+  return JSON.stringify(stored) === JSON.stringify(wanted);
+}
+
+/**
+ * Rewrites both catalog tables from the lists above, in one transaction, unless they already
+ * hold them (every start but the first after a change): a start that only reads writes nothing
+ * (issue 17: a commit, an fsync and 32 inserts at every start).
+ */
 export function syncCatalogs(store: Store): void {
+  if (holds(store, 'identification_types', identificationTypes) && holds(store, 'tax_types', taxTypes)) return;
   store.transaction(() => {
     store.run(store.db.deleteFrom('identification_types'));
     store.run(store.db.deleteFrom('tax_types'));

@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type CompiledQuery } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
 import { SelloError } from '../errors/index.js';
+import { migrateToLatest } from './migrate.js';
 import { migrationProvider } from './migrations/index.js';
 import { createWriteBatch } from './write-batch.js';
 import type { Database } from './schema.js';
@@ -90,7 +91,8 @@ const BUSY_TIMEOUT_MS = 1000;
 
 /**
  * Opens (creating if needed) the store at `file`, applies the pragmas every
- * connection needs and runs pending migrations.
+ * connection needs and runs pending migrations (migrate.ts: all in one transaction; none, and
+ * no write, when the store is up to date).
  *
  * WAL lets readers go on while a write commits; `synchronous = FULL` makes each
  * commit durable on power loss, which a delivery outbox needs; `busy_timeout`
@@ -104,9 +106,9 @@ export async function openStore(file: string): Promise<Store> {
   sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
+  try {
+    await migrateToLatest(sqlite, db, await migrationProvider.getMigrations());
+  } catch (error) {
     sqlite.close();
     throw error instanceof Error ? error : new Error(String(error));
   }

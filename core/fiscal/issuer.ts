@@ -35,7 +35,7 @@ import { z } from 'zod';
 import { assertUsableForSigning, findCertificateRow, type CertificateRow } from '../certificates/index.js';
 import type { Store } from '../db/index.js';
 import { SelloError, fieldMessages, isSelloError, issueMessages } from '../errors/index.js';
-import { assertXmlSigningCertificate, certificateFacts } from '../xml/index.js';
+import { assertXmlSigningCertificate, certificateFacts } from '../xml/light.js';
 import { readIssuer } from './issuer-store.js';
 import { checkIssuerRuc, type Issuer } from './sri/index.js';
 

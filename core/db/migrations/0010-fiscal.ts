@@ -10,15 +10,19 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`pragma foreign_keys = off`.execute(db);
   try {
-    await sql`begin immediate`.execute(db);
+    // A savepoint: a transaction of its own when run alone (kysely's Migrator, as tests build
+    // older stores), a part of the one transaction of core/db/migrate.ts (which turns foreign
+    // keys off around it) otherwise.
+    await sql`savepoint m0010`.execute(db);
     try {
       await rebuildDocuments(db);
       await createFiscalTables(db);
       const broken = await sql`pragma foreign_key_check`.execute(db);
       if (broken.rows.length > 0) throw new Error(`0010-fiscal: ${broken.rows.length} broken foreign keys after the rebuild`);
-      await sql`commit`.execute(db);
+      await sql`release m0010`.execute(db);
     } catch (err) {
-      await sql`rollback`.execute(db);
+      await sql`rollback to m0010`.execute(db);
+      await sql`release m0010`.execute(db);
       throw err;
     }
   } finally {

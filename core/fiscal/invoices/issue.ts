@@ -15,7 +15,7 @@ import { assertUsableForSigning, findCertificateRow } from '../../certificates/i
 import type { Store } from '../../db/index.js';
 import type { BookCaller, Documents } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import { assertXmlSigningCertificate, certificateFacts } from '../../xml/index.js';
+import { assertXmlSigningCertificate, certificateFacts } from '../../xml/light.js';
 import { requireIssuer } from '../issuer-store.js';
 import { secuencialText, takeSecuencial } from '../numbering.js';
 import {

@@ -38,7 +38,7 @@ import {
   autorizacionComprobanteEnvelope,
   shorten,
   validarComprobanteEnvelope,
-} from './soap-envelope.js';
+} from './soap-common.js';
 
 export { formatSriMessages } from './sri-answers.js';
 export type { AutorizacionAnswer, AutorizacionEstado, RecepcionAnswer, RecepcionEstado, SriAutorizacion, SriMessage } from './sri-answers.js';

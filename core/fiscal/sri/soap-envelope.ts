@@ -1,45 +1,27 @@
 /**
  * The SOAP 1.1 of the SRI's offline web services, as their WSDLs say (document/literal,
  * `soapAction=""`, the operation element in the service's namespace and its children
- * unqualified): request envelopes, and a parser for answers that trusts nothing in them.
+ * unqualified): request envelopes (soap-common.ts, which needs no XML parser), and a parser
+ * for answers that trusts nothing in them.
  */
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { childNamed, elementChildren, shorten, SOAP_ENV_NS, textOf, UnexpectedAnswer } from './soap-common.js';
 
-export const SOAP_ENV_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
-export const RECEPCION_NS = 'http://ec.gob.sri.ws.recepcion';
-export const AUTORIZACION_NS = 'http://ec.gob.sri.ws.autorizacion';
-
-/** The services' paths under a base URL such as `https://celcer.sri.gob.ec/comprobantes-electronicos-ws`. */
-export const RECEPCION_SERVICE = 'RecepcionComprobantesOffline';
-export const AUTORIZACION_SERVICE = 'AutorizacionComprobantesOffline';
-
-function envelope(ns: string, body: string): string {
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>' +
-    `<soapenv:Envelope xmlns:soapenv="${SOAP_ENV_NS}" xmlns:ec="${ns}">` +
-    `<soapenv:Header/><soapenv:Body>${body}</soapenv:Body></soapenv:Envelope>`
-  );
-}
-
-/** `validarComprobante(xml: base64Binary)`: the signed comprobante's exact bytes, base64. */
-export function validarComprobanteEnvelope(xml: Uint8Array): string {
-  const base64 = Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength).toString('base64');
-  return envelope(RECEPCION_NS, `<ec:validarComprobante><xml>${base64}</xml></ec:validarComprobante>`);
-}
-
-/** `autorizacionComprobante(claveAccesoComprobante)`; the key is checked to be 49 digits by the caller. */
-export function autorizacionComprobanteEnvelope(accessKey: string): string {
-  if (!/^\d+$/.test(accessKey)) throw new TypeError('access key must be digits');
-  return envelope(
-    AUTORIZACION_NS,
-    `<ec:autorizacionComprobante><claveAccesoComprobante>${accessKey}</claveAccesoComprobante></ec:autorizacionComprobante>`,
-  );
-}
-
-/** An answer that is not the SOAP we expect; `message` is a short Spanish phrase. */
-export class UnexpectedAnswer extends Error {
-  override name = 'UnexpectedAnswer';
-}
+export {
+  AUTORIZACION_NS,
+  AUTORIZACION_SERVICE,
+  autorizacionComprobanteEnvelope,
+  childNamed,
+  childrenNamed,
+  elementChildren,
+  RECEPCION_NS,
+  RECEPCION_SERVICE,
+  shorten,
+  SOAP_ENV_NS,
+  textOf,
+  UnexpectedAnswer,
+  validarComprobanteEnvelope,
+} from './soap-common.js';
 
 export type SoapAnswer =
   | { kind: 'body'; element: Element }
@@ -89,35 +71,3 @@ export function parseSoapAnswer(text: string): SoapAnswer {
   return { kind: 'body', element: first };
 }
 
-/** Element children, in order. */
-export function elementChildren(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let node = el.firstChild; node; node = node.nextSibling) {
-    if (node.nodeType === node.ELEMENT_NODE) out.push(node as Element);
-  }
-  return out;
-}
-
-/**
- * The first child element of that local name. The WSDLs make these children unqualified,
- * but `ref`'d ones (`comprobante`, `mensaje`, `autorizacion`) are namespaced in the schema and
- * written both ways in the wild: match by local name only.
- */
-export function childNamed(el: Element | undefined, localName: string): Element | undefined {
-  return el ? elementChildren(el).find((e) => e.localName === localName) : undefined;
-}
-
-export function childrenNamed(el: Element | undefined, localName: string): Element[] {
-  return el ? elementChildren(el).filter((e) => e.localName === localName) : [];
-}
-
-/** Text and CDATA content, or '' for a missing element. */
-export function textOf(el: Element | undefined): string {
-  return el?.textContent ?? '';
-}
-
-/** A phrase from the answer, cut for a message (the SRI's bytes never make a message unbounded). */
-export function shorten(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}

@@ -4,7 +4,7 @@
  * answer unusable rather than guessed at. Texts are kept as the SRI wrote them (Spanish).
  */
 import type { Element } from '@xmldom/xmldom';
-import { childNamed, childrenNamed, shorten, textOf, UnexpectedAnswer, AUTORIZACION_NS, RECEPCION_NS } from './soap-envelope.js';
+import { childNamed, childrenNamed, shorten, textOf, UnexpectedAnswer, AUTORIZACION_NS, RECEPCION_NS } from './soap-common.js';
 
 /** One `mensaje` of an answer. `tipo` is ERROR, ADVERTENCIA or INFORMATIVO, kept as written. */
 export interface SriMessage {

@@ -13,7 +13,8 @@ import { SelloError } from '../../errors/index.js';
 import type { SecretBox } from '../../secrets/index.js';
 import type { PinCache } from '../../signing/requests/index.js';
 import { openKeySource } from '../../signing/key-source-for.js';
-import { signXadesBes, xmlSignerFrom, type XmlHash, type XmlSigner } from '../../xml/index.js';
+// light.ts: the XML signing libraries are loaded at the first signature, not with the agent.
+import { signXadesBes, xmlSignerFrom, type XmlHash, type XmlSigner } from '../../xml/light.js';
 
 export interface IssuerKeys {
   /**

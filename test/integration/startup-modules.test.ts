@@ -1,0 +1,70 @@
+/**
+ * What `sello serve` loads before its first answer (issue 17, point 7): the build's own record
+ * (esbuild's metafile, `scripts/build.mjs --metafile`) of the files the CLI and the serve command
+ * import statically, and the sources bundled into them. esbuild's code splitting puts a module
+ * into those files through any static import that reaches it, used or not, so one import of a
+ * barrel (core/xml/index.ts, say) from the agent's code brings its libraries back into every
+ * start; this test names the ones that must stay out.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+
+interface Metafile {
+  outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, { bytesInOutput: number }> }>;
+}
+
+/** Loaded only when used: the XML signature (core/xml/light.ts), and what only worker threads or other commands need. */
+const NOT_AT_START = [/node_modules\/xml-crypto\//, /node_modules\/@xmldom\//, /node_modules\/xpath\//, /node_modules\/pdf-lib\//, /node_modules\/bwip-js\//, /node_modules\/qrcode\//, /^core\/xml\/(sign|verify|c14n|xml-input)\.ts$/];
+
+let out: string;
+let meta: Metafile;
+
+beforeAll(() => {
+  fs.mkdirSync(path.join(repoRoot, 'node_modules/.cache'), { recursive: true });
+  out = fs.mkdtempSync(path.join(repoRoot, 'node_modules/.cache/sello-startup-modules-'));
+  const build = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs'), '--outdir', out, '--quiet', '--metafile'], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`the build failed: ${build.stderr}`);
+  meta = JSON.parse(fs.readFileSync(path.join(out, 'build-meta.json'), 'utf8')) as Metafile;
+}, 120_000);
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+/** The output files loaded with `from` (its static imports, transitively), and the sources bundled into them. */
+function loadedWith(from: string[]): { files: string[]; sources: string[] } {
+  const files = new Set<string>();
+  const stack = [...from];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const imp of meta.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) stack.push(imp.path);
+  }
+  const sources = new Set<string>();
+  for (const file of files) for (const [input, { bytesInOutput }] of Object.entries(meta.outputs[file]!.inputs)) if (bytesInOutput > 0) sources.add(input);
+  return { files: [...files], sources: [...sources].map((s) => path.relative(repoRoot, path.resolve(repoRoot, s))) };
+}
+
+const outputWith = (source: string): string => {
+  const found = Object.keys(meta.outputs).find((o) => o.endsWith('.mjs') && meta.outputs[o]!.inputs[source]);
+  if (!found) throw new Error(`no output holds ${source}`);
+  return found;
+};
+
+describe('what sello serve loads at its start', () => {
+  it('leaves out the XML signature, the PDF libraries and the QR and barcode writers', () => {
+    const cli = Object.keys(meta.outputs).find((o) => o.endsWith('/cli.mjs'))!;
+    const { sources } = loadedWith([cli, outputWith('core/cli/serve.ts')]);
+    expect(sources).toContain('core/app.ts');
+    expect(sources.filter((s) => NOT_AT_START.some((re) => re.test(s)))).toEqual([]);
+  });
+
+  it('still has the XML signature in the build, loaded at the first signature', () => {
+    const light = outputWith('core/xml/light.ts');
+    const lazy = meta.outputs[light]!.imports.filter((i) => i.kind === 'dynamic-import').map((i) => i.path);
+    const { sources } = loadedWith(lazy);
+    expect(sources).toContain('core/xml/sign.ts');
+    expect(sources.some((s) => /node_modules\/xml-crypto\//.test(s))).toBe(true);
+  });
+});
