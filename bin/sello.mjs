@@ -3,7 +3,6 @@
 // without a build of the current sources (never built, or sources edited since), tsx compiles
 // the TypeScript sources on load, so `npx sello …` works straight from a checkout.
 // SELLO_FROM_SOURCE=1 always uses the sources.
-import module from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from './build-state.mjs';
 import { nodeSupport } from './node-support.mjs';
@@ -19,8 +18,6 @@ if (support.warning && process.stderr.isTTY && process.env.SELLO_NODE_WARNED !==
 
 const built = builtEntry('cli');
 if (built) {
-  // Node ≥ 22.1 keeps V8's compiled code of the bundles between starts; Node 20 has no such cache.
-  module.enableCompileCache?.();
   // With SELLO_DEBUG=1 a stack names the TypeScript files and lines (dist/*.mjs.map), not the bundles'.
   if (process.env.SELLO_DEBUG === '1') process.setSourceMapsEnabled(true);
   await import(pathToFileURL(built).href);

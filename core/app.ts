@@ -130,7 +130,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     if (freed > 0) log.warn('released idempotency keys left running by a previous process', { count: freed });
 
     // Generated into the data folder (or made again) only now, with the folder locked.
-    const tls = lan ? openServerTls(config, configuredTls) : undefined;
+    const tls = lan ? await openServerTls(config, configuredTls) : undefined;
     if (tls) {
       const cert = tls.current();
       log.info('tls certificate', { source: cert.source, renewed: tls.opened ?? null, fingerprint: cert.fingerprint, notAfter: cert.notAfter.toISOString() });
@@ -272,14 +272,14 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       if (!isWildcardHost(config.host)) await listen(http.createServer(listener), port, '127.0.0.1');
       // A laptop that gets a new address, or a certificate near its end: made again, served at once.
       const refresh = setInterval(() => {
-        try {
-          const renewed = tls.refresh();
-          if (renewed === undefined) return;
-          server.setSecureContext({ ...cert(), minVersion: 'TLSv1.2' });
-          log.info('tls certificate renewed', { reason: renewed, fingerprint: tls.current().fingerprint });
-        } catch (err) {
-          log.error('tls certificate renewal failed', { err: String(err) });
-        }
+        tls.refresh().then(
+          (renewed) => {
+            if (renewed === undefined) return;
+            server.setSecureContext({ ...cert(), minVersion: 'TLSv1.2' });
+            log.info('tls certificate renewed', { reason: renewed, fingerprint: tls.current().fingerprint });
+          },
+          (err: unknown) => log.error('tls certificate renewal failed', { err: String(err) }),
+        );
       }, options.tlsRefreshMs ?? TLS_REFRESH_MS);
       refresh.unref();
       stops.push(() => clearInterval(refresh));

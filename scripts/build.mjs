@@ -76,6 +76,58 @@ const importsAreForBindings = {
   },
 };
 
+/**
+ * Koa reads the media-type database twice at every start: `accepts` (1.3) brings mime-types 2
+ * with its own copy of mime-db, type-is the mime-types 3 Koa itself depends on. `accepts` calls
+ * only `lookup(extension)`, which mime-types 3 has with the same meaning, so both get the one
+ * copy. mime-db is read by mime-types alone, which looks at a type's `extensions`, `charset` and
+ * `source` and at no type that has neither of the first two: the bundle keeps those (1,042 of
+ * 2,522 types, 70 KB of 160 KB), as a string for `JSON.parse`, which V8 reads several times
+ * faster than the same data as an object literal in the code (issue 17, point 7).
+ */
+/** The part of mime-db that mime-types reads (test/unit/build/media-types.test.ts checks that it answers the same). */
+export function usedMediaTypes(db) {
+  const used = {};
+  for (const [type, { source, charset, extensions }] of Object.entries(db)) {
+    if (charset || extensions) used[type] = { source, charset, extensions };
+  }
+  return used;
+}
+
+const oneMediaTypeDatabase = {
+  name: 'sello-one-media-type-database',
+  setup(b) {
+    b.onResolve({ filter: /^mime-types$/ }, (args) => {
+      if (!args.importer.includes(`${path.sep}node_modules${path.sep}accepts${path.sep}`)) return undefined;
+      return b.resolve('mime-types', { kind: args.kind, resolveDir: root });
+    });
+    b.onLoad({ filter: /[\\/]mime-db[\\/]db\.json$/ }, (args) => {
+      const data = JSON.stringify(usedMediaTypes(JSON.parse(fs.readFileSync(args.path, 'utf8'))));
+      return { contents: `module.exports = JSON.parse(${JSON.stringify(data)});`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * zod's namespace object exports every one of its 48 message locales, so bundling it keeps all
+ * of them (~250 KB parsed at every start). Sello uses Spanish (core/http/app.ts) and zod sets
+ * English at load; zod's `locales` gets those two.
+ */
+const zodLocalesInUse = {
+  name: 'sello-zod-locales-in-use',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]v4[\\/]/.test(args.importer)) return undefined;
+      return { path: path.join(path.dirname(args.importer), '..', 'locales', 'in-use.js'), namespace: 'sello-zod-locales' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'sello-zod-locales' }, (args) => ({
+      contents: "export { default as en } from './en.js';\nexport { default as es } from './es.js';\n",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 /** The premise of importsAreForBindings, checked at each build: the files of core/, native/, main/ with an `import 'x'`. */
 function sideEffectImports() {
   const found = [];
@@ -133,7 +185,7 @@ export async function build({ outDir = defaultOutDir, quiet = false, metafile = 
     minifyWhitespace: true,
     sourcemap: 'linked',
     sourcesContent: false,
-    plugins: [importsAreForBindings],
+    plugins: [importsAreForBindings, oneMediaTypeDatabase, zodLocalesInUse],
     metafile: true,
     logLevel: quiet ? 'error' : 'warning',
   };

@@ -8,6 +8,7 @@
 #
 #   bash scripts/ci-node22.sh                  the whole suite (npm test)
 #   bash scripts/ci-node22.sh test/unit/x.test.ts …   only these files (npx vitest run FILES)
+#   bash scripts/ci-node22.sh -- npm run bench -- startup   any command, in the copy, with Node 22
 #
 # SELLO_NODE22_PREFIX  where Node 22 is installed (kept between runs; default $TMPDIR/sello-node22-runtime)
 # SELLO_NODE22_WORK    where the copy goes (default: a new temporary folder, removed at the end)
@@ -60,8 +61,12 @@ stage "npm ci con $(node --version)"
 npm ci --no-audit --no-fund
 node -e "new (require('better-sqlite3'))(':memory:').close(); require('pkcs11js'); console.log('módulos nativos cargados en Node', process.version)"
 
-# 4. The whole suite, or the files named.
-if [[ $# -gt 0 ]]; then
+# 4. The whole suite, the files named, or the command after `--`.
+if [[ "${1:-}" == "--" ]]; then
+  shift
+  stage "$* con $(node --version)"
+  "$@"
+elif [[ $# -gt 0 ]]; then
   stage "vitest run $* con $(node --version)"
   npx vitest run "$@"
 else

@@ -22,7 +22,6 @@ export {
   type TokenCertificateInput,
 } from './registry.js';
 export { summarizeCertificate, type CertificateSummary } from './x509.js';
-export { openTestCa } from './test-ca.js';
 export {
   catalogIdType,
   certificateStatuses,

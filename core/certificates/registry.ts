@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import type { CertificatesTable, Store } from '../db/index.js';
 import { SelloError } from '../errors/index.js';
 import type { SecretBox } from '../secrets/index.js';
-import { readP12 } from '../signing/key-sources/index.js';
 import type { Selectable } from 'kysely';
 import { describeX509, validityBetween } from './certificate-object.js';
 import { summarizeCertificate } from './x509.js';
@@ -65,9 +64,11 @@ function baseRow(certificate: Buffer, chain: Buffer[], source: CertificateRow['s
  * Imports a `.p12`: checks the password by opening it, then keeps the file and the
  * password, both sealed with the data folder's key, so later signatures need no prompt
  * (CONTRACT §1) and a copy of the store alone gives nothing to attack the password with.
- * Importing the same certificate again updates the stored file.
+ * Importing the same certificate again updates the stored file. The `.p12` reader (node-forge)
+ * is loaded at the first import, not at every start.
  */
-export function importP12(store: Store, secrets: SecretBox, p12: Buffer, password: string): CertificateRecord {
+export async function importP12(store: Store, secrets: SecretBox, p12: Buffer, password: string): Promise<CertificateRecord> {
+  const { readP12 } = await import('../signing/key-sources/p12.js');
   const contents = readP12(p12, password);
   const row = baseRow(contents.certificate, contents.chain, 'p12', 'live');
   const sealed = { p12: null, p12_sealed: secrets.sealBytes(p12), p12_password_sealed: secrets.seal(password) };

@@ -11,12 +11,14 @@ import type { SecretBox } from '../secrets/index.js';
 import type { CertificateObject, Principal } from './certificate-object.js';
 import { toCertificateObject } from './certificate-records.js';
 import { findCertificateRow } from './registry.js';
-import { openTestCa, type CertificateSubject, type TestCa } from './test-ca.js';
+import type { CertificateSubject, TestCa } from './test-ca.js';
 import type { TestCertificateRequest } from './test-request.js';
 import { summarizeCertificate } from './x509.js';
 
 /** The test CA of a data folder: `<data>/test-ca/` (CONTRACT §10). */
-export function openDataTestCa(dataDir: string): Promise<TestCa> {
+export async function openDataTestCa(dataDir: string): Promise<TestCa> {
+  // The CA lays certificates out with node-forge, loaded at the first test certificate, not at every start.
+  const { openTestCa } = await import('./test-ca.js');
   return openTestCa(path.join(dataDir, 'test-ca'), { commonName: 'Sello Test CA' });
 }
 

@@ -7,9 +7,8 @@
  * Walks the DER with forge's ASN.1 reader rather than `pki.certificateFromAsn1`, which
  * refuses certificates whose key is not RSA (tokens may hold EC keys).
  */
-import forge from 'node-forge';
+import { asn1, type Asn1 } from '../asn1/forge-asn1.js';
 
-const { asn1 } = forge;
 
 export interface X509Fields {
   /** Subject attributes by OID (X.520 `2.5.4.3` = CN…), first value of each, in subject order. */
@@ -61,12 +60,12 @@ export function readX509Fields(der: Buffer): X509Fields {
   return fields;
 }
 
-function children(node: forge.asn1.Asn1 | undefined): forge.asn1.Asn1[] {
+function children(node: Asn1 | undefined): Asn1[] {
   return node && Array.isArray(node.value) ? node.value : [];
 }
 
 /** Name ::= SEQUENCE OF RelativeDistinguishedName (SET OF AttributeTypeAndValue). */
-function nameAttributes(name: forge.asn1.Asn1): Array<[string, string]> {
+function nameAttributes(name: Asn1): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const rdn of children(name)) {
     for (const atv of children(rdn)) {
@@ -130,7 +129,7 @@ const UNIVERSAL_STRING = 28;
 const BMP_STRING = 30;
 const STRING_TYPES = new Set<number>([UTF8, 19, 20, 22, 26, UNIVERSAL_STRING, BMP_STRING]);
 
-function stringValue(node: forge.asn1.Asn1): string | undefined {
+function stringValue(node: Asn1): string | undefined {
   const tag = node.type as number;
   if (node.tagClass !== asn1.Class.UNIVERSAL || node.constructed || !STRING_TYPES.has(tag)) return undefined;
   const raw = node.value as string;

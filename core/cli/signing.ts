@@ -97,7 +97,7 @@ export async function certs(args: string[], io: Io): Promise<number> {
     if (password === undefined) throw new UsageError('No hay terminal para pedir la contraseña: use --password-stdin.');
     const dataDir = dataDirOf(values);
     await withDataStore(dataDir, async (store) => {
-      const record = importP12(store, loadSecretBox(dataDir), p12, password);
+      const record = await importP12(store, loadSecretBox(dataDir), p12, password);
       io.out(values.json ? JSON.stringify(certificateJson(record)) : `Certificado importado: ${certificateLine(record)}`);
     });
     return 0;

@@ -3,7 +3,7 @@ import type { CertificateRow } from '../certificates/index.js';
 import { SelloError } from '../errors/index.js';
 import type { SecretBox } from '../secrets/index.js';
 import { loadTokenDriver } from '../../native/index.js';
-import { p12KeySource, softwareKeySource, tokenKeySource, type KeySource, type PinProvider } from './key-sources/index.js';
+import { softwareKeySource, tokenKeySource, type KeySource, type PinProvider } from './key-sources/index.js';
 
 export interface OpenedKeySource {
   source: KeySource;
@@ -17,6 +17,8 @@ export async function openKeySource(row: CertificateRow, deps: { secrets: Secret
   if (row.source === 'p12') {
     // Sealed at rest (core/certificates/p12-at-rest.ts): opened here, in memory only.
     if (!row.p12_sealed || !row.p12_password_sealed) throw new SelloError('certificate_not_found', { detail: 'El certificado .p12 no tiene su archivo guardado; vuelva a importarlo.' });
+    // The .p12 reader (node-forge) is loaded at the first signature with one, not at every start.
+    const { p12KeySource } = await import('./key-sources/p12.js');
     return { source: p12KeySource(deps.secrets.openBytes(row.p12_sealed), deps.secrets.open(row.p12_password_sealed)), close: async () => undefined };
   }
   if (row.source === 'test') {

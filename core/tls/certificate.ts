@@ -14,7 +14,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '../config.js';
-import { buildCa, buildServerCertificate } from './build.js';
 import { canonicalIp, sameNames, type MachineNames } from './names.js';
 
 export interface ServerCertificate {
@@ -85,8 +84,9 @@ export interface Generated {
  * Opens the generated certificate in `dir` (`<data>/tls`), making the CA and the server
  * certificate when missing, and the server certificate again when its names differ from
  * `wanted` or it has fewer than RENEW_DAYS left. Call it with the data folder locked.
+ * What lays certificates out (node-forge, build.ts) is loaded only to make one.
  */
-export function ensureGeneratedCertificate(dir: string, wanted: MachineNames, now = new Date()): Generated {
+export async function ensureGeneratedCertificate(dir: string, wanted: MachineNames, now = new Date()): Promise<Generated> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.chmodSync(dir, 0o700);
   const caCertFile = path.join(dir, 'ca.cert.pem');
@@ -98,6 +98,7 @@ export function ensureGeneratedCertificate(dir: string, wanted: MachineNames, no
   let caMade = false;
   // The CA must outlive any server certificate it signs.
   if (!ca || !ca.cert.ca || new Date(ca.cert.validTo).getTime() - now.getTime() < (SERVER_DAYS + 1) * DAY) {
+    const { buildCa } = await import('./build.js');
     const made = buildCa(os.hostname(), now, CA_DAYS);
     writeAtomic(caKeyFile, made.keyPem);
     writeAtomic(caCertFile, made.certPem);
@@ -111,6 +112,7 @@ export function ensureGeneratedCertificate(dir: string, wanted: MachineNames, no
   else if (new Date(server.cert.validTo).getTime() - now.getTime() < RENEW_DAYS * DAY || new Date(server.cert.validFrom) > now) renewed = 'expiry';
   else if (!sameNames(subjectAltNames(server.cert), wanted)) renewed = 'names';
   if (renewed !== undefined || !server) {
+    const { buildServerCertificate } = await import('./build.js');
     const made = buildServerCertificate({ certPem: ca.certPem, key: ca.key }, wanted, now, SERVER_DAYS);
     writeAtomic(keyFile, made.keyPem);
     writeAtomic(certFile, made.certPem);

@@ -4,9 +4,9 @@
  *
  * @example
  *   const configured = await checkTlsSettings(config);      // before the data folder is touched
- *   const tls = openServerTls(config, configured);          // with the data folder locked
+ *   const tls = await openServerTls(config, configured);    // with the data folder locked
  *   https.createServer({ cert: tls.current().certPem, key: tls.current().keyPem }, …);
- *   setInterval(() => { if (tls.refresh()) server.setSecureContext(…) }, 10 * 60_000);
+ *   setInterval(async () => { if (await tls.refresh()) server.setSecureContext(…) }, 10 * 60_000);
  */
 import path from 'node:path';
 import { ConfigError, type Config } from '../config.js';
@@ -39,7 +39,7 @@ export interface ServerTls {
    * A generated certificate is made again when the machine's names or addresses changed or it
    * nears its end; returns why, or undefined when nothing changed (always, for a configured one).
    */
-  refresh(now?: Date): Generated['renewed'];
+  refresh(now?: Date): Promise<Generated['renewed']>;
 }
 
 /** The generated certificate lives in `<data>/tls/`. */
@@ -48,21 +48,21 @@ export function tlsDir(dataDir: string): string {
 }
 
 /** Opens (generating as needed) the certificate the LAN listener serves. Call with the data folder locked. */
-export function openServerTls(config: TlsConfig, configured: ServerCertificate | undefined): ServerTls & { opened: Generated['renewed'] } {
+export async function openServerTls(config: TlsConfig, configured: ServerCertificate | undefined): Promise<ServerTls & { opened: Generated['renewed'] }> {
   let certificate: ServerCertificate;
   let opened: Generated['renewed'];
   const generate = (now?: Date) => ensureGeneratedCertificate(tlsDir(config.dataDir), machineNames(config.extraHostNames, config.host), now);
   if (configured) certificate = configured;
-  else ({ certificate, renewed: opened } = generate());
+  else ({ certificate, renewed: opened } = await generate());
   const names = () => [...new Set([...config.extraHostNames.map((n) => n.toLowerCase()), ...hostNamesOf(certificate.names)])];
   let hostNames = names();
   return {
     opened,
     current: () => certificate,
     hostNames: () => hostNames,
-    refresh(now) {
+    async refresh(now) {
       if (configured) return undefined;
-      const next = generate(now);
+      const next = await generate(now);
       if (next.renewed === undefined) return undefined;
       certificate = next.certificate;
       hostNames = names();

@@ -11,7 +11,6 @@
  * Both report names only; whether a name is a document, and when it is ready, is decided by
  * the caller (file-names.ts, settle.ts).
  */
-import { watch as chokidarWatch } from 'chokidar';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -55,6 +54,8 @@ export function watchLocalDir(dir: string, on: DirEvents): DirWatch {
 
 /** Stat polling every `intervalMs` (network shares), one level deep, never into `own` subfolders. Resolves once the first scan is done. */
 export async function watchPolledDir(dir: string, own: ReadonlySet<string>, intervalMs: number, on: DirEvents): Promise<DirWatch> {
+  // Loaded by the first polled folder: most offices have none, and a start need not load it (issue 17).
+  const { watch: chokidarWatch } = await import('chokidar');
   const watcher = chokidarWatch(dir, {
     depth: 0,
     ignoreInitial: false,

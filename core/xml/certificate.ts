@@ -5,11 +5,10 @@
  * ASN.1 reader for the issuer, the serial number and the key usage bits.
  */
 import { X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
+import { asn1, type Asn1 } from '../asn1/forge-asn1.js';
 import { SelloError } from '../errors/index.js';
 import { children, nameAttributes, x500NameText } from './x500-name.js';
 
-const { asn1 } = forge;
 
 export interface CertificateFacts {
   der: Buffer;
@@ -109,7 +108,7 @@ function rsaKeyValue(x509: X509Certificate): CertificateFacts['rsa'] {
 }
 
 /** keyUsage ::= BIT STRING; digitalSignature is bit 0, the high bit of the first byte. */
-function keyUsageDigitalSignature(tbsParts: forge.asn1.Asn1[]): boolean | undefined {
+function keyUsageDigitalSignature(tbsParts: Asn1[]): boolean | undefined {
   const tagged = tbsParts.find((p) => p.tagClass === asn1.Class.CONTEXT_SPECIFIC && p.type === 3);
   for (const ext of children(children(tagged)[0])) {
     const items = children(ext);

@@ -7,9 +7,8 @@
  * exact bytes. (As text, `2.5.4.97=59382` becomes a PrintableString in Java and no longer
  * equals the UTF8String of an Ecuadorian CA's issuer: checked with Java 17.)
  */
-import forge from 'node-forge';
+import { asn1, type Asn1 } from '../asn1/forge-asn1.js';
 
-const { asn1 } = forge;
 
 /** OID → keyword that Java's X500Principal(String) accepts (its documentation lists them). */
 const KEYWORDS: Record<string, string> = {
@@ -43,7 +42,7 @@ export interface NameAttribute {
 /**
  * The RDNs of a Name (SEQUENCE OF SET OF AttributeTypeAndValue), in DER order.
  */
-export function nameAttributes(name: forge.asn1.Asn1): NameAttribute[][] {
+export function nameAttributes(name: Asn1): NameAttribute[][] {
   return children(name).map((rdn) =>
     children(rdn).flatMap((atv) => {
       const [type, value] = children(atv);
@@ -87,7 +86,7 @@ function escapeValue(value: string): string {
     .join('');
 }
 
-export function children(node: forge.asn1.Asn1 | undefined): forge.asn1.Asn1[] {
+export function children(node: Asn1 | undefined): Asn1[] {
   return node && Array.isArray(node.value) ? node.value : [];
 }
 
@@ -99,7 +98,7 @@ const VISIBLE = 26;
 const UNIVERSAL = 28;
 const BMP = 30;
 
-function stringValue(node: forge.asn1.Asn1): string | undefined {
+function stringValue(node: Asn1): string | undefined {
   if (node.tagClass !== asn1.Class.UNIVERSAL || node.constructed || typeof node.value !== 'string') return undefined;
   const bytes = Buffer.from(node.value, 'binary');
   switch (node.type as number) {

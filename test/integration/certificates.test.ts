@@ -60,7 +60,7 @@ describe('certificates over HTTP', () => {
     fs.writeFileSync(leafKey, pki.leaf.privateKeyPem);
     fs.writeFileSync(leafCert, pki.leaf.certificatePem);
     execFileSync('openssl', ['pkcs12', '-export', '-inkey', leafKey, '-in', leafCert, '-out', p12, '-passout', 'pass:clave']);
-    liveId = importP12(agent.store, loadSecretBox(agent.dataDir), fs.readFileSync(p12), 'clave').id;
+    liveId = (await importP12(agent.store, loadSecretBox(agent.dataDir), fs.readFileSync(p12), 'clave')).id;
     fs.rmSync(dir, { recursive: true, force: true });
   });
   afterAll(async () => {

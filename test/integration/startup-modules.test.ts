@@ -16,8 +16,25 @@ interface Metafile {
   outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, { bytesInOutput: number }> }>;
 }
 
-/** Loaded only when used: the XML signature (core/xml/light.ts), and what only worker threads or other commands need. */
-const NOT_AT_START = [/node_modules\/xml-crypto\//, /node_modules\/@xmldom\//, /node_modules\/xpath\//, /node_modules\/pdf-lib\//, /node_modules\/bwip-js\//, /node_modules\/qrcode\//, /^core\/xml\/(sign|verify|c14n|xml-input)\.ts$/];
+/**
+ * Loaded only when used: the XML signature (core/xml/light.ts); forge beyond its ASN.1 codec
+ * (core/asn1/forge-asn1.ts), which reads `.p12` files, lays out test and TLS certificates;
+ * chokidar (polled folders only); and what only worker threads or other commands need.
+ */
+const NOT_AT_START = [
+  /node_modules\/xml-crypto\//,
+  /node_modules\/@xmldom\//,
+  /node_modules\/xpath\//,
+  /node_modules\/pdf-lib\//,
+  /node_modules\/bwip-js\//,
+  /node_modules\/qrcode\//,
+  /node_modules\/chokidar\//,
+  /node_modules\/node-forge\/lib\/(index|pki|x509|pkcs12|pkcs7|rsa|tls)\.js$/,
+  /^core\/xml\/(sign|verify|c14n|xml-input)\.ts$/,
+  /^core\/signing\/key-sources\/p12\.ts$/,
+  /^core\/certificates\/test-ca\.ts$/,
+  /^core\/tls\/build\.ts$/,
+];
 
 let out: string;
 let meta: Metafile;
@@ -58,6 +75,13 @@ describe('what sello serve loads at its start', () => {
     const { sources } = loadedWith([cli, outputWith('core/cli/serve.ts')]);
     expect(sources).toContain('core/app.ts');
     expect(sources.filter((s) => NOT_AT_START.some((re) => re.test(s)))).toEqual([]);
+  });
+
+  it('reads one media-type database and two of zod\'s message locales', () => {
+    const cli = Object.keys(meta.outputs).find((o) => o.endsWith('/cli.mjs'))!;
+    const { sources } = loadedWith([cli, outputWith('core/cli/serve.ts')]);
+    expect(sources.filter((s) => s.endsWith('/mime-db/db.json'))).toEqual(['node_modules/mime-db/db.json']);
+    expect(sources.filter((s) => /^node_modules\/zod\/v4\/locales\/[^/]+\.js$/.test(s)).sort()).toEqual(['node_modules/zod/v4/locales/en.js', 'node_modules/zod/v4/locales/es.js']);
   });
 
   it('still has the XML signature in the build, loaded at the first signature', () => {

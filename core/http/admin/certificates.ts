@@ -67,7 +67,7 @@ export function certificateAdminRoutes(deps: CertificateAdminDeps): Route[] {
         const { input } = await readFiscalBody(ctx, p12BodySchema, P12_BODY_LIMIT);
         let record;
         try {
-          record = importP12(deps.store, deps.secrets, Buffer.from(input.file_base64, 'base64'), input.password);
+          record = await importP12(deps.store, deps.secrets, Buffer.from(input.file_base64, 'base64'), input.password);
         } catch (err) {
           // Beside the field at fault: the password, or the file. Nothing was stored.
           if (isSelloError(err) && (err.code === 'p12_bad_password' || err.code === 'p12_invalid')) {

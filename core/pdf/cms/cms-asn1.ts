@@ -6,11 +6,10 @@
  * does not know and cannot add unsigned attributes (ENGINEERING.md, "Facts"). The
  * structures are therefore assembled here node by node, following RFC 5652.
  */
-import forge from 'node-forge';
+import { asn1, type Asn1, type Asn1Type } from '../../asn1/forge-asn1.js';
 
-const { asn1 } = forge;
 
-export type Asn1Node = forge.asn1.Asn1;
+export type Asn1Node = Asn1;
 
 export const Class = asn1.Class;
 export const Type = asn1.Type;
@@ -124,7 +123,7 @@ export function nullNode(): Asn1Node {
 
 /** `[n]` context-specific, constructed: EXPLICIT tagging or an IMPLICIT SET/SEQUENCE. */
 export function ctx(n: number, children: Asn1Node[]): Asn1Node {
-  return asn1.create(Class.CONTEXT_SPECIFIC, n as forge.asn1.Type, true, children);
+  return asn1.create(Class.CONTEXT_SPECIFIC, n as Asn1Type, true, children);
 }
 
 export function algorithm(id: string, withNullParams: boolean): Asn1Node {
@@ -148,10 +147,10 @@ export function oidOf(node: Asn1Node | undefined, what: string): string {
   return asn1.derToOid(content(node, what).toString('binary'));
 }
 
-export function isUniversal(node: Asn1Node | undefined, type: forge.asn1.Type): boolean {
+export function isUniversal(node: Asn1Node | undefined, type: Asn1Type): boolean {
   return !!node && node.tagClass === Class.UNIVERSAL && node.type === type;
 }
 
 export function isContext(node: Asn1Node | undefined, n: number): boolean {
-  return !!node && node.tagClass === Class.CONTEXT_SPECIFIC && node.type === (n as forge.asn1.Type);
+  return !!node && node.tagClass === Class.CONTEXT_SPECIFIC && node.type === (n as Asn1Type);
 }

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { p12KeySource, readP12 } from '../../../core/signing/key-sources/index.js';
+import { p12KeySource, readP12 } from '../../../core/signing/key-sources/p12.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
 
 const run = promisify(execFile);

@@ -22,10 +22,10 @@ afterEach(() => {
 const names = { dns: ['localhost', 'pc-contador', 'pc-contador.local'], ips: ['127.0.0.1', '192.168.1.20', '::1'] };
 
 describe('the generated certificate', () => {
-  it('is made once, signed by the local CA, for exactly the names asked, and kept while they hold', () => {
+  it('is made once, signed by the local CA, for exactly the names asked, and kept while they hold', async () => {
     const dir = path.join(tempDir(), 'tls');
     const now = new Date('2026-03-01T12:00:00Z');
-    const first = ensureGeneratedCertificate(dir, names, now);
+    const first = await ensureGeneratedCertificate(dir, names, now);
     expect(first.renewed).toBe('first');
     const cert = new X509Certificate(fs.readFileSync(first.certificate.certFile));
     const ca = new X509Certificate(fs.readFileSync(first.certificate.caFile!));
@@ -40,51 +40,51 @@ describe('the generated certificate', () => {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     for (const file of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, file)).mode & 0o777, file).toBe(0o600);
 
-    const again = ensureGeneratedCertificate(dir, { dns: [...names.dns], ips: [...names.ips] }, new Date(now.getTime() + 100 * DAY));
+    const again = await ensureGeneratedCertificate(dir, { dns: [...names.dns], ips: [...names.ips] }, new Date(now.getTime() + 100 * DAY));
     expect(again.renewed).toBeUndefined();
     expect(again.certificate.fingerprint).toBe(first.certificate.fingerprint);
   });
 
-  it('is made again under the same CA when a name or an address changes, or when it nears its end', () => {
+  it('is made again under the same CA when a name or an address changes, or when it nears its end', async () => {
     const dir = path.join(tempDir(), 'tls');
     const now = new Date('2026-03-01T12:00:00Z');
-    const first = ensureGeneratedCertificate(dir, names, now);
-    const moved = ensureGeneratedCertificate(dir, { ...names, ips: ['127.0.0.1', '192.168.1.33', '::1'] }, now);
+    const first = await ensureGeneratedCertificate(dir, names, now);
+    const moved = await ensureGeneratedCertificate(dir, { ...names, ips: ['127.0.0.1', '192.168.1.33', '::1'] }, now);
     expect(moved.renewed).toBe('names');
     expect(moved.certificate.names.ips).toContain('192.168.1.33');
     expect(moved.certificate.caFingerprint).toBe(first.certificate.caFingerprint);
 
     const late = new Date(now.getTime() + (SERVER_DAYS - RENEW_DAYS + 2) * DAY);
-    const renewed = ensureGeneratedCertificate(dir, moved.certificate.names, late);
+    const renewed = await ensureGeneratedCertificate(dir, moved.certificate.names, late);
     expect(renewed.renewed).toBe('expiry');
     expect(renewed.certificate.notAfter.getTime()).toBeGreaterThan(late.getTime() + (SERVER_DAYS - 2) * DAY);
     expect(renewed.certificate.caFingerprint).toBe(first.certificate.caFingerprint);
   });
 
-  it('is made again when a file is damaged, and a new CA when the CA nears its end', () => {
+  it('is made again when a file is damaged, and a new CA when the CA nears its end', async () => {
     const dir = path.join(tempDir(), 'tls');
     const now = new Date('2026-03-01T12:00:00Z');
-    const first = ensureGeneratedCertificate(dir, names, now);
+    const first = await ensureGeneratedCertificate(dir, names, now);
     fs.writeFileSync(path.join(dir, 'server.key.pem'), 'dañado');
-    expect(ensureGeneratedCertificate(dir, names, now).renewed).toBe('first');
+    expect((await ensureGeneratedCertificate(dir, names, now)).renewed).toBe('first');
     const tenYearsOn = new Date(now.getTime() + 3500 * DAY);
-    const newCa = ensureGeneratedCertificate(dir, names, tenYearsOn);
+    const newCa = await ensureGeneratedCertificate(dir, names, tenYearsOn);
     expect(newCa.renewed).toBe('ca');
     expect(newCa.certificate.caFingerprint).not.toBe(first.certificate.caFingerprint);
   });
 
-  it('refreshes through openServerTls, which the Host check follows', () => {
+  it('refreshes through openServerTls, which the Host check follows', async () => {
     const dataDir = tempDir();
-    const tls = openServerTls({ dataDir, host: '0.0.0.0', extraHostNames: ['Sello.Oficina.EC'], tlsCertFile: undefined, tlsKeyFile: undefined }, undefined);
+    const tls = await openServerTls({ dataDir, host: '0.0.0.0', extraHostNames: ['Sello.Oficina.EC'], tlsCertFile: undefined, tlsKeyFile: undefined }, undefined);
     expect(tls.opened).toBe('first');
     const check = hostChecker(tls.hostNames);
     expect(check('sello.oficina.ec', undefined)).toBeDefined();
     expect(check('[::1]:8437', 8437)).toBeDefined();
     expect(check('evil.example', undefined)).toBeUndefined();
     const before = tls.hostNames();
-    expect(tls.refresh()).toBeUndefined();
+    expect(await tls.refresh()).toBeUndefined();
     expect(tls.hostNames()).toBe(before);
-    expect(tls.refresh(new Date(Date.now() + 380 * DAY))).toBe('expiry');
+    expect(await tls.refresh(new Date(Date.now() + 380 * DAY))).toBe('expiry');
     expect(check('sello.oficina.ec', undefined)).toBeDefined();
   });
 });
