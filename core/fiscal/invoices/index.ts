@@ -1,26 +1,29 @@
 /**
- * Invoices Sello issues to Ecuador's SRI (CONTRACT §15): issuing one (`issue.ts`: one
- * transaction from the idempotency claim to the submission job), reading it back with its
- * computed body and its submission, its `autorizacion` XML, and its RIDE for Family A's
- * `/d/{id}` and `/p/{id}` (rendered on a thread of its own, kept for the next download).
+ * Invoices and credit notes Sello issues to Ecuador's SRI (CONTRACT §15): issuing one
+ * (`issue.ts`: one transaction from the idempotency claim to the submission job; the credit
+ * note's own rules in `credit-note.ts`), reading it back with its computed body and its
+ * submission, its `autorizacion` XML, and its RIDE for Family A's `/d/{id}` and `/p/{id}`
+ * (rendered on a thread of its own, kept for the next download).
  *
  * @example
  *   const invoices = createInvoices({ store, documents, catalogs, submissions, rides: createRideThread() });
  *   const { replayed, answer } = invoices.issue(caller, input, raw); // then wakes the submission job
- *   const pdf = await invoices.ride('test', id); // undefined: not an issued invoice
+ *   const pdf = await invoices.ride('test', id); // undefined: not an invoice or note Sello issued
  */
 import type { Store } from '../../db/index.js';
 import type { BookCaller, Documents } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import type { ComputedInvoice, InvoiceBody, InvoiceCatalogs, Issuer, RideData } from '../sri/index.js';
+import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedInvoice, type CreditNoteBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
 import { findSubmission, numberingOf, type SubmissionEngine } from '../submissions/index.js';
-import { issueInvoice, type IssueResult } from './issue.js';
+import { issueCreditNote } from './credit-note.js';
+import { issueInvoice, type IssueDeps, type IssueResult } from './issue.js';
 import type { RideThread } from './ride-thread/index.js';
-import { invoiceView } from './view.js';
+import { creditNoteView, invoiceView } from './view.js';
 
 export { createRideThread, type RideThread } from './ride-thread/index.js';
 export { documentWritesScope, issueInvoice, type IssueResult } from './issue.js';
-export { invoiceJson } from './view.js';
+export { issueCreditNote } from './credit-note.js';
+export { creditNoteJson, invoiceJson } from './view.js';
 
 export interface Invoices {
   /**
@@ -30,11 +33,15 @@ export interface Invoices {
    * fsync each.
    */
   issue(caller: BookCaller, input: InvoiceBody, raw: unknown): Promise<IssueResult>;
+  /** Issues (or replays) a credit note, as `issue`. */
+  issueCreditNote(caller: BookCaller, input: CreditNoteBody, raw: unknown): Promise<IssueResult>;
   /** The document view, the computed invoice and its submission; 404 unless an invoice Sello issued in the caller's book. */
   get(caller: BookCaller, id: string): ReturnType<typeof invoiceView>;
-  /** The `autorizacion` XML; 404 `not_ready` before authorization. */
-  xml(caller: BookCaller, id: string): string;
-  /** The RIDE of an invoice Sello issued in `environment` (any book: Family A keys are the account's); undefined for other documents. */
+  /** As `get`, for a credit note. */
+  getCreditNote(caller: BookCaller, id: string): ReturnType<typeof creditNoteView>;
+  /** The `autorizacion` XML of a comprobante of `kind`; 404 `not_ready` before authorization. */
+  xml(caller: BookCaller, id: string, kind?: ComprobanteKind): string;
+  /** The RIDE of an invoice or credit note Sello issued in `environment` (any book: Family A keys are the account's); undefined for other documents. */
   ride(environment: 'test' | 'live', id: string): Promise<Buffer | undefined>;
 }
 
@@ -54,41 +61,52 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
   const { store, documents } = deps;
   const rides = new Map<string, Promise<Buffer>>();
 
-  const issued = (caller: BookCaller, id: string) => {
+  const issued = (caller: BookCaller, id: string, kind: ComprobanteKind) => {
     const view = documents.get(caller, id);
     const submission = findSubmission(store, id);
-    if (!submission || submission.kind !== 'invoice') {
-      throw new SelloError('not_found', { detail: `El documento ${id} no es una factura emitida por Sello.`, detailEn: `Document ${id} is not an invoice issued by Sello.` });
+    if (!submission || submission.kind !== kind) {
+      const { title } = comprobanteDefinition(kind);
+      throw new SelloError('not_found', { detail: `El documento ${id} no es una ${title.toLowerCase()} emitida por Sello.`, detailEn: `Document ${id} is not a ${kind.replace('_', ' ')} issued by Sello.` });
     }
     return { view, submission };
+  };
+  const issueDeps = (): IssueDeps => ({ store, documents, catalogs: deps.catalogs, ...(deps.now ? { now: deps.now } : {}) });
+  const afterIssue = (result: IssueResult): IssueResult => {
+    if (!result.replayed) deps.submissions.wake();
+    return result;
   };
 
   return {
     async issue(caller, input, raw) {
-      const issueDeps = { store, documents, catalogs: deps.catalogs, ...(deps.now ? { now: deps.now } : {}) };
-      const result = await store.batch(() => issueInvoice(issueDeps, caller, input, raw));
-      if (!result.replayed) deps.submissions.wake();
-      return result;
+      return afterIssue(await store.batch(() => issueInvoice(issueDeps(), caller, input, raw)));
+    },
+    async issueCreditNote(caller, input, raw) {
+      return afterIssue(await store.batch(() => issueCreditNote(issueDeps(), caller, input, raw)));
     },
     get(caller, id) {
-      const { view, submission } = issued(caller, id);
+      const { view, submission } = issued(caller, id, 'invoice');
       return invoiceView(view, submission);
     },
-    xml(caller, id) {
-      issued(caller, id);
+    getCreditNote(caller, id) {
+      const { view, submission } = issued(caller, id, 'credit_note');
+      return creditNoteView(view, submission);
+    },
+    xml(caller, id, kind = 'invoice') {
+      issued(caller, id, kind);
       return documents.xml(caller, id);
     },
     async ride(environment, id) {
       const doc = documents.findForAccount(environment, id);
       const submission = doc && findSubmission(store, id);
-      if (!doc || !submission || submission.kind !== 'invoice') return undefined;
+      if (!doc || !submission || !isComprobanteKind(submission.kind)) return undefined;
       // A new status (the authorization) is a new RIDE; the same one is rendered once.
       const key = `${id}:${doc.updated_at}`;
       let pdf = rides.get(key);
       if (!pdf) {
         const data: RideData = {
+          kind: submission.kind,
           issuer: JSON.parse(submission.issuer) as Issuer,
-          invoice: JSON.parse(submission.computed) as ComputedInvoice,
+          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote,
           numbering: numberingOf(submission.access_key),
           authorization:
             doc.status === 'authorized' && doc.authorization?.number && doc.authorization.date

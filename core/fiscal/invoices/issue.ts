@@ -20,12 +20,13 @@ import { requireIssuer } from '../issuer-store.js';
 import { secuencialText, takeSecuencial } from '../numbering.js';
 import {
   accessKeyFor,
-  COD_DOC,
+  comprobanteDefinition,
   computeInvoice,
   errorFields,
   numeroOf,
   randomNumericCode,
   seriesErrors,
+  type ComprobanteDefinition,
   type FieldError,
   type InvoiceBody,
   type InvoiceCatalogs,
@@ -70,57 +71,67 @@ function checkIssuerCertificate(store: Store, certificateId: string, now: Date):
   }
 }
 
+/** What a comprobante's own rules made of a valid body: the document to number, or the fields at fault. */
+export type Prepared =
+  | { computed: { issueDate: string; establishment: string; emissionPoint: string; currency: 'USD'; grandTotal: string }; warnings: FieldError[] }
+  | { errors: FieldError[] };
+
 /**
- * Issues the invoice `input` (valid against `invoiceBodySchema`; `raw` is the JSON as received,
- * for the idempotency hash) in the caller's book and environment. Throws SelloError 422
+ * Issues a comprobante of `definition`'s kind (valid against its body schema; `raw` is the JSON
+ * as received, for the idempotency hash) in the caller's book and environment: `prepare` computes
+ * it (inside the transaction, so what it reads — the invoice a note modifies, the notes already
+ * issued against it — cannot change before the number is taken). Throws SelloError 422
  * (`validation_failed` by field path, `emisor_not_configured`, certificate problems).
- *
- * @example
- *   const { replayed, answer } = issueInvoice(deps, caller, input, raw);
- *   // answer.status 201, answer.body '{"data":{"id":…,"numero":"001-001-000000001","access_key":…,"status":"pending"…}}'
  */
-export function issueInvoice(deps: IssueDeps, caller: BookCaller, input: InvoiceBody, raw: unknown): IssueResult {
+export function issueComprobante(
+  deps: IssueDeps,
+  caller: BookCaller,
+  definition: ComprobanteDefinition,
+  externalRef: string,
+  raw: unknown,
+  prepare: (now: Date) => Prepared,
+): IssueResult {
   const { store, documents } = deps;
   const scope = documentWritesScope(caller);
   const hash = requestHash(raw);
   return store.transaction(() => {
-    const claim = claimIdempotencyKey(store, scope, input.external_ref, hash, 'external_ref');
+    const claim = claimIdempotencyKey(store, scope, externalRef, hash, 'external_ref');
     if (claim.kind === 'replay') return { replayed: true, answer: claim.response };
 
     const now = deps.now?.() ?? new Date();
     const { issuer, certificateId } = requireIssuer(store, caller.book.id, caller.environment);
-    const refusals: FieldError[] = seriesErrors(issuer, input.establishment, input.emission_point);
-    const computed = computeInvoice(input, deps.catalogs, now);
-    if ('errors' in computed) refusals.push(...computed.errors);
-    if (refusals.length > 0 || 'errors' in computed) throw new SelloError('validation_failed', { fields: errorFields(refusals) });
+    const prepared = prepare(now);
+    const refusals: FieldError[] = 'errors' in prepared ? [...prepared.errors] : [];
+    if (!('errors' in prepared)) refusals.unshift(...seriesErrors(issuer, prepared.computed.establishment, prepared.computed.emissionPoint));
+    if (refusals.length > 0 || 'errors' in prepared) throw new SelloError('validation_failed', { fields: errorFields(refusals) });
     checkIssuerCertificate(store, certificateId, now);
 
-    const invoice = computed.ok;
+    const doc = prepared.computed;
     const ambiente = caller.environment === 'live' ? 2 : 1;
     const secuencial = secuencialText(
-      takeSecuencial(store, { bookId: caller.book.id, environment: caller.environment, docCode: COD_DOC.factura, establishment: invoice.establishment, emissionPoint: invoice.emissionPoint }),
+      takeSecuencial(store, { bookId: caller.book.id, environment: caller.environment, docCode: definition.codDoc, establishment: doc.establishment, emissionPoint: doc.emissionPoint }),
     );
     const accessKey = accessKeyFor({
-      issueDate: invoice.issueDate,
-      codDoc: COD_DOC.factura,
+      issueDate: doc.issueDate,
+      codDoc: definition.codDoc,
       ruc: issuer.ruc,
       ambiente,
-      establishment: invoice.establishment,
-      emissionPoint: invoice.emissionPoint,
+      establishment: doc.establishment,
+      emissionPoint: doc.emissionPoint,
       secuencial,
       numericCode: randomNumericCode(),
     });
     const view = documents.create(
       caller,
       {
-        external_ref: input.external_ref,
+        external_ref: externalRef,
         country: 'EC',
-        doc_type: 'invoice',
-        numero: numeroOf(invoice.establishment, invoice.emissionPoint, secuencial),
+        doc_type: definition.docType,
+        numero: numeroOf(doc.establishment, doc.emissionPoint, secuencial),
         access_key: accessKey,
-        issue_date: invoice.issueDate,
-        currency: invoice.currency,
-        grand_total: invoice.grandTotal,
+        issue_date: doc.issueDate,
+        currency: doc.currency,
+        grand_total: doc.grandTotal,
       },
       null,
     );
@@ -128,18 +139,32 @@ export function issueInvoice(deps: IssueDeps, caller: BookCaller, input: Invoice
       documentId: view.id,
       bookId: caller.book.id,
       environment: caller.environment,
-      kind: 'invoice',
+      kind: definition.kind,
       requestHash: hash,
-      computed: JSON.stringify(invoice),
+      computed: JSON.stringify(doc),
       // The issuer as it is now: a later PUT /api/v1/issuer does not change a numbered document.
       issuer: JSON.stringify(issuer),
       certificateId,
       accessKey,
       now: now.getTime(),
     });
-    const warnings = computed.warnings.length > 0 ? { meta: { warnings: errorFields(computed.warnings) } } : {};
-    const answer: StoredResponse = { status: 201, body: JSON.stringify({ data: view, ...warnings }), headers: { Location: `/api/v1/invoices/${view.id}` } };
-    completeIdempotencyKey(store, scope, input.external_ref, answer);
+    const warnings = prepared.warnings.length > 0 ? { meta: { warnings: errorFields(prepared.warnings) } } : {};
+    const answer: StoredResponse = { status: 201, body: JSON.stringify({ data: view, ...warnings }), headers: { Location: `${definition.path}/${view.id}` } };
+    completeIdempotencyKey(store, scope, externalRef, answer);
     return { replayed: false, answer };
+  });
+}
+
+/**
+ * Issues the invoice `input` in the caller's book and environment (`issueComprobante`).
+ *
+ * @example
+ *   const { replayed, answer } = issueInvoice(deps, caller, input, raw);
+ *   // answer.status 201, answer.body '{"data":{"id":…,"numero":"001-001-000000001","access_key":…,"status":"pending"…}}'
+ */
+export function issueInvoice(deps: IssueDeps, caller: BookCaller, input: InvoiceBody, raw: unknown): IssueResult {
+  return issueComprobante(deps, caller, comprobanteDefinition('invoice'), input.external_ref, raw, (now) => {
+    const computed = computeInvoice(input, deps.catalogs, now);
+    return 'errors' in computed ? computed : { computed: computed.ok, warnings: computed.warnings };
   });
 }

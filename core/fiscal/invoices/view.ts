@@ -5,7 +5,7 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedInvoice, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedInvoice, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
@@ -60,4 +60,19 @@ export function submissionJson(s: FiscalSubmissionsTable) {
 
 export function invoiceView(document: DocumentView, submission: FiscalSubmissionsTable) {
   return { ...document, invoice: invoiceJson(JSON.parse(submission.computed) as ComputedInvoice), sri: submissionJson(submission) };
+}
+
+/** The computed credit note as the API shows it: the invoice's fields without payments and tip, the invoice it modifies and why. */
+export function creditNoteJson(note: ComputedCreditNote) {
+  const { payments: _payments, tip: _tip, ...sale } = invoiceJson({ ...note, payments: [], tip: '0.00' });
+  return {
+    ...sale,
+    modified: { doc_type: 'invoice', numero: note.modified.numero, issue_date: note.modified.issueDate, invoice_id: note.modified.documentId },
+    reason: note.reason,
+  };
+}
+
+/** `GET /api/v1/credit-notes/:id`: as invoiceView, under `credit_note`. */
+export function creditNoteView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, credit_note: creditNoteJson(JSON.parse(submission.computed) as ComputedCreditNote), sri: submissionJson(submission) };
 }

@@ -25,7 +25,7 @@ import type { IdentificationType, TaxType } from '../../catalogs/index.js';
 import { fieldMessages } from '../../errors/index.js';
 import { formatUnits, normalize, percentOf, roundHalfUp, toUnits } from './decimal.js';
 import { checkCustomerId, sriBuyerIdCode } from './identification.js';
-import type { InvoiceBody } from './invoice-body.js';
+import type { InvoiceBody, SaleBody } from './invoice-body.js';
 import type { ComputedInvoice, ComputedLine, Issuer, Payment, TaxAmount } from './invoice-model.js';
 
 /** The catalogs the computation reads (core/catalogs: `{identificationTypes, taxTypes}`). */
@@ -98,6 +98,14 @@ const money = (units: bigint) => formatUnits(units, 2);
  *   result.ok.grandTotal // "115.00"
  */
 export function computeInvoice(body: InvoiceBody, catalogs: InvoiceCatalogs, now: Date): ComputeResult {
+  return computeSale(body, catalogs, now, 'la factura');
+}
+
+/**
+ * `computeInvoice` for any document with an invoice's lines (a credit note: no payments, whose
+ * check is skipped when `body.payments` is absent). `document` names it in messages.
+ */
+export function computeSale(body: SaleBody, catalogs: InvoiceCatalogs, now: Date, document: string): ComputeResult {
   const errors: FieldError[] = [];
   const warnings: FieldError[] = [];
   const fail = (path: string, message: string) => errors.push({ path, message });
@@ -206,7 +214,7 @@ export function computeInvoice(body: InvoiceBody, catalogs: InvoiceCatalogs, now
     });
   });
 
-  const payments: Payment[] = body.payments.map((p) => ({ method: p.method, amount: money(cents(p.amount)), term: p.term, unit: p.unit }));
+  const payments: Payment[] = (body.payments ?? []).map((p) => ({ method: p.method, amount: money(cents(p.amount)), term: p.term, unit: p.unit }));
 
   const additionalInfo = (body.additional_info ?? []).map((f) => ({ name: f.name, value: f.value }));
   const fields = additionalInfo.length + (body.customer.email ? 1 : 0) + (body.customer.phone ? 1 : 0);
@@ -233,15 +241,15 @@ export function computeInvoice(body: InvoiceBody, catalogs: InvoiceCatalogs, now
   const tip = 0n;
   const taxSum = taxTotals.reduce((sum, t) => sum + cents(t.valor), 0n);
   const grandTotal = totalWithoutTaxes + taxSum + tip;
-  if (grandTotal >= MAX_CENTS) return { errors: [{ path: 'lines', message: 'el total de la factura excede los 12 dígitos enteros que admite el SRI' }] };
+  if (grandTotal >= MAX_CENTS) return { errors: [{ path: 'lines', message: `el total de ${document} excede los 12 dígitos enteros que admite el SRI` }] };
 
   const breakdown = `subtotal ${money(totalWithoutTaxes)} + impuestos ${money(taxSum)}`;
   if (body.grand_total !== undefined && cents(body.grand_total) !== grandTotal) {
     fail('grand_total', `no coincide con el total que calcula Sello: ${money(grandTotal)} (${breakdown}); se indicó ${money(cents(body.grand_total))}`);
   }
   const paid = payments.reduce((sum, p) => sum + cents(p.amount), 0n);
-  if (paid !== grandTotal) {
-    fail('payments', `la suma de los pagos (${money(paid)}) no coincide con el total de la factura, ${money(grandTotal)} (${breakdown})`);
+  if (body.payments !== undefined && paid !== grandTotal) {
+    fail('payments', `la suma de los pagos (${money(paid)}) no coincide con el total de ${document}, ${money(grandTotal)} (${breakdown})`);
   }
   if (errors.length > 0) return { errors };
 

@@ -189,20 +189,59 @@ const customer = object(
  */
 export const invoiceBodySchema = object(
   {
+    ...saleFields('la factura'),
+    payments: list(payment, 'pagos {method, amount}', MAX_PAYMENTS).min(1, 'el SRI exige al menos una forma de pago, por ejemplo [{"method": "01", "amount": "112.50"}]'),
+  },
+  '{external_ref, issue_date, establishment, emission_point, currency, customer, lines, payments}',
+);
+
+/**
+ * What an invoice and the notes that correct it have in common: the series, the customer, the
+ * lines with their taxes, the campos adicionales and the stated total (CONTRACT §15).
+ * `document` names the document in messages ("la factura", "la nota de crédito").
+ */
+export function saleFields(document: string) {
+  return {
     external_ref: text(100),
     issue_date: isoDate,
     establishment: seriesCode('establecimiento'),
     emission_point: seriesCode('punto de emisión'),
     currency: z.literal('USD', { error: (issue) => (issue.input === undefined ? 'es obligatorio: "USD"' : 'debe ser "USD", la moneda de Ecuador') }),
     customer,
-    lines: list(line, 'líneas {code, description, quantity, unit_price, discount, taxes}', MAX_LINES).min(1, 'la factura necesita al menos una línea'),
-    payments: list(payment, 'pagos {method, amount}', MAX_PAYMENTS).min(1, 'el SRI exige al menos una forma de pago, por ejemplo [{"method": "01", "amount": "112.50"}]'),
+    lines: list(line, 'líneas {code, description, quantity, unit_price, discount, taxes}', MAX_LINES).min(1, `${document} necesita al menos una línea`),
     additional_info: list(object({ name: text(300), value: text(300) }, '{name, value}'), 'campos {name, value}', 15).optional(),
     grand_total: money().optional(),
+  };
+}
+
+/** The number of an SRI comprobante, `001-001-000000123`. */
+const sriNumero = z
+  .string({ error: stringError('001-001-000000123') })
+  .trim()
+  .refine((s) => /^\d{3}-\d{3}-\d{9}$/.test(s), 'debe ser el número del comprobante, establecimiento-punto-secuencial, por ejemplo "001-001-000000123"');
+
+/**
+ * `POST /api/v1/credit-notes` (notaCredito 1.1.0): the invoice's fields without payments, the
+ * invoice it modifies — `invoice_id` (issued by Sello) or `modified: {numero, issue_date}` (one
+ * issued elsewhere, or by Sello) — and the `reason` (motivo).
+ */
+export const creditNoteBodySchema = object(
+  {
+    ...saleFields('la nota de crédito'),
+    invoice_id: text(100).optional(),
+    modified: object({ numero: sriNumero, issue_date: isoDate }, '{numero, issue_date}, por ejemplo {"numero": "001-001-000000123", "issue_date": "2026-03-02"}').optional(),
+    reason: text(300),
   },
-  '{external_ref, issue_date, establishment, emission_point, currency, customer, lines, payments}',
-);
+  '{external_ref, issue_date, establishment, emission_point, currency, customer, lines, invoice_id o modified, reason}',
+).superRefine((body, ctx) => {
+  if ((body.invoice_id === undefined) === (body.modified === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['invoice_id'], message: 'indique la factura que modifica: invoice_id (su id en Sello) o modified {numero, issue_date}, uno de los dos' });
+  }
+});
 
 export type InvoiceBody = z.infer<typeof invoiceBodySchema>;
+export type CreditNoteBody = z.infer<typeof creditNoteBodySchema>;
+/** The fields compute-invoice.ts reads: an invoice's or a note's, with or without payments. */
+export type SaleBody = Omit<InvoiceBody, 'payments'> & { payments?: InvoiceBody['payments'] | undefined };
 export type InvoiceLineBody = InvoiceBody['lines'][number];
 export type InvoiceLineTaxBody = InvoiceLineBody['taxes'][number];

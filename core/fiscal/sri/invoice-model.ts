@@ -110,6 +110,29 @@ export interface ComputedInvoice {
   additionalInfo: Array<{ name: string; value: string }>;
 }
 
+/** The document a credit note modifies: notaCredito's codDocModificado, numDocModificado and fechaEmisionDocSustento. */
+export interface ModifiedDocument {
+  /** The SRI's type of the modified document: "01", a factura. */
+  codDoc: '01';
+  /** `001-001-000000123`. */
+  numero: string;
+  /** YYYY-MM-DD. */
+  issueDate: string;
+  /** The invoice's Sello id, when Sello issued it; null for one issued elsewhere (named by numero and date). */
+  documentId: string | null;
+}
+
+/**
+ * A credit note as Sello computed it (notaCredito 1.1.0): the lines, taxes and totals of an
+ * invoice, without payments or tip, plus the document it modifies and why. `grandTotal` is the
+ * XML's valorModificacion.
+ */
+export interface ComputedCreditNote extends Omit<ComputedInvoice, 'payments' | 'tip'> {
+  modified: ModifiedDocument;
+  /** `motivo`. */
+  reason: string;
+}
+
 /** The number Sello gave a document, and its access key. */
 export interface Numbering {
   ambiente: Ambiente;

@@ -1,8 +1,9 @@
 /**
  * The SRI's words a RIDE prints: names of the formas de pago, the legends of the RIMPE regime,
- * the rows of the totals block. Pure mappings from the invoice model.
+ * the rows of the totals block. Pure mappings from the invoice model (facturas and notas de
+ * crédito alike).
  */
-import type { ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
+import type { ComputedCreditNote, ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
 import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
 
 /** SRI "Ficha técnica", tabla 24 (formas de pago), the names as the SRI writes them. */
@@ -54,28 +55,29 @@ function sumOf(taxes: readonly TaxAmount[], field: 'baseImponible' | 'valor'): s
 }
 
 /**
- * The totals block of the RIDE, top to bottom: a subtotal per IVA rate the invoice uses, then
+ * The totals block of the RIDE, top to bottom: a subtotal per IVA rate the document uses, then
  * 0 %, no objeto and exento (always shown, 0.00 when unused), subtotal sin impuestos, descuento,
- * ICE, the IVA per rate, IRBPNR when present, propina and the total.
+ * ICE, the IVA per rate, IRBPNR when present, propina (a factura's only: a nota de crédito has
+ * none) and the total (a nota de crédito's valorModificacion).
  */
-export function totalsRows(invoice: ComputedInvoice): TotalsRow[] {
-  const iva = invoice.taxTotals.filter((t) => t.codigo === IVA);
+export function totalsRows(doc: ComputedInvoice | ComputedCreditNote): TotalsRow[] {
+  const iva = doc.taxTotals.filter((t) => t.codigo === IVA);
   const rated = iva.filter((t) => ![IVA_ZERO, IVA_NO_OBJETO, IVA_EXENTO].includes(t.codigoPorcentaje));
   const withCode = (code: string): TaxAmount[] => iva.filter((t) => t.codigoPorcentaje === code);
-  const ice = invoice.taxTotals.filter((t) => t.codigo === ICE);
-  const irbpnr = invoice.taxTotals.filter((t) => t.codigo === IRBPNR);
+  const ice = doc.taxTotals.filter((t) => t.codigo === ICE);
+  const irbpnr = doc.taxTotals.filter((t) => t.codigo === IRBPNR);
   const rows: TotalsRow[] = [
     ...rated.map((t) => ({ label: `SUBTOTAL ${formatRate(t.tarifa)}%`, value: formatDecimal(t.baseImponible) })),
     { label: 'SUBTOTAL 0%', value: sumOf(withCode(IVA_ZERO), 'baseImponible') },
     { label: 'SUBTOTAL NO OBJETO DE IVA', value: sumOf(withCode(IVA_NO_OBJETO), 'baseImponible') },
     { label: 'SUBTOTAL EXENTO DE IVA', value: sumOf(withCode(IVA_EXENTO), 'baseImponible') },
-    { label: 'SUBTOTAL SIN IMPUESTOS', value: formatDecimal(invoice.totalWithoutTaxes) },
-    { label: 'TOTAL DESCUENTO', value: formatDecimal(invoice.totalDiscount) },
+    { label: 'SUBTOTAL SIN IMPUESTOS', value: formatDecimal(doc.totalWithoutTaxes) },
+    { label: 'TOTAL DESCUENTO', value: formatDecimal(doc.totalDiscount) },
     { label: 'ICE', value: sumOf(ice, 'valor') },
     ...rated.map((t) => ({ label: `IVA ${formatRate(t.tarifa)}%`, value: formatDecimal(t.valor) })),
   ];
   if (irbpnr.length > 0) rows.push({ label: 'IRBPNR', value: sumOf(irbpnr, 'valor') });
-  rows.push({ label: 'PROPINA', value: formatDecimal(invoice.tip) });
-  rows.push({ label: 'VALOR TOTAL', value: formatDecimal(invoice.grandTotal), strong: true });
+  if ('tip' in doc) rows.push({ label: 'PROPINA', value: formatDecimal(doc.tip) });
+  rows.push({ label: 'VALOR TOTAL', value: formatDecimal(doc.grandTotal), strong: true });
   return rows;
 }

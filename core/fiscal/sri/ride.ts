@@ -1,15 +1,17 @@
 /**
- * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, as the
- * PDF a customer receives (CONTRACT §15 "Downloads"), laid out like the SRI's own: the issuer on
- * the left and the document (RUC, number, authorization, ambiente, emisión, access key as Code 128
- * and as text) on the right; the buyer; the lines; additional information and payments beside
- * the totals. A4, as many pages as the lines need (the table header repeated, "Página i de n").
+ * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura or nota de
+ * crédito, as the PDF a customer receives (CONTRACT §15 "Downloads"), laid out like the SRI's own:
+ * the issuer on the left and the document (RUC, its name and number, authorization, ambiente,
+ * emisión, access key as Code 128 and as text) on the right; the buyer, and for a nota de crédito
+ * the factura it modifies and why; the lines; additional information and (a factura's) payments
+ * beside the totals. A4, as many pages as the lines need (the table header repeated, "Página i de n").
  *
  * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
  * date's), never the clock's.
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import type { Authorization, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import { comprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
+import type { Authorization, ComputedCreditNote, ComputedInvoice, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
 import { drawCode128 } from './ride-barcode.js';
 import { paymentMethodName, rimpeLegend, totalsRows } from './ride-labels.js';
 import {
@@ -30,8 +32,10 @@ import {
 import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
 
 export interface RideData {
+  /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO"); must match `document`'s shape. */
+  kind: ComprobanteKind;
   issuer: Issuer;
-  invoice: ComputedInvoice;
+  document: ComputedInvoice | ComputedCreditNote;
   numbering: Numbering;
   /** Absent until the SRI authorizes the document: the RIDE then says "PENDIENTE". */
   authorization?: Authorization | undefined;
@@ -54,26 +58,41 @@ export async function renderRide(data: RideData): Promise<Buffer> {
     regular: await doc.embedFont(StandardFonts.Helvetica),
     bold: await doc.embedFont(StandardFonts.HelveticaBold),
   };
-  setMetadata(doc, data);
+  const { document } = data;
+  const title = comprobanteDefinition(data.kind).title;
+  // A nota de crédito printed as a factura (or the reverse) would be a false document: refuse.
+  if ((data.kind === 'credit_note') !== 'modified' in document) {
+    throw new Error(`los datos no son los de ${comprobanteDefinition(data.kind).named}`);
+  }
+  setMetadata(doc, data, title);
 
   const flow = new PageFlow(doc);
   flow.addPage();
 
   // Issuer and document, side by side in boxes of the same height.
-  const issuerBox = boxed((w) => layoutBlock(issuerItems(data.issuer, data.invoice), w, fonts), LEFT_TOP_WIDTH, BOX_PAD);
-  const documentBox = boxed((w) => layoutBlock(documentItems(data, fonts), w, fonts), RIGHT_TOP_WIDTH, BOX_PAD);
+  const issuerBox = boxed((w) => layoutBlock(issuerItems(data.issuer, document), w, fonts), LEFT_TOP_WIDTH, BOX_PAD);
+  const documentBox = boxed((w) => layoutBlock(documentItems(data, title, fonts), w, fonts), RIGHT_TOP_WIDTH, BOX_PAD);
   const topHeight = Math.max(issuerBox.height, documentBox.height);
   issuerBox.withHeight(topHeight).draw(flow.page, MARGIN, flow.y);
   documentBox.withHeight(topHeight).draw(flow.page, MARGIN + LEFT_TOP_WIDTH + GAP, flow.y);
   flow.y -= topHeight + GAP;
 
-  const buyer = boxed((w) => layoutBlock(buyerItems(data.invoice), w, fonts), CONTENT_WIDTH, BOX_PAD);
+  const buyer = boxed((w) => layoutBlock(buyerItems(document), w, fonts), CONTENT_WIDTH, BOX_PAD);
   buyer.draw(flow.page, MARGIN, flow.y);
   flow.y -= buyer.height + GAP;
 
+  // A nota de crédito names what it modifies in a box of its own under the buyer's, as the SRI's
+  // RIDEs do. A long reason makes the box taller; page 1 still has the room (the reason is at
+  // most 300 characters in the XSD).
+  if ('modified' in document) {
+    const modification = boxed((w) => layoutBlock(modificationItems(document, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD);
+    modification.draw(flow.page, MARGIN, flow.y);
+    flow.y -= modification.height + GAP;
+  }
+
   // The lines, their header again on every page they reach.
   const header = layoutRow(LINE_HEADERS.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), LINE_COLUMNS, fonts, HEADER_SIZE);
-  const rows = data.invoice.lines.map((l) =>
+  const rows = document.lines.map((l) =>
     layoutRow(
       [
         { text: l.code },
@@ -88,7 +107,7 @@ export async function renderRide(data: RideData): Promise<Buffer> {
       BODY_SIZE,
     ),
   );
-  const continuation = continuationHeader(data, fonts);
+  const continuation = continuationHeader(data, title, fonts);
   // Never the header alone at the foot of page 1.
   flow.ensure(header.height + Math.min(rows[0]?.height ?? 0, 200));
   flow.onNewPage = (f) => {
@@ -99,12 +118,12 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   flow.flowRows([header, ...rows], MARGIN);
   flow.y -= GAP;
 
-  // Totals on the right, in one piece; additional information and payments flow on the left.
+  // Totals on the right, in one piece; additional information and payments (a factura's) flow on the left.
   flow.onNewPage = (f) => {
     continuation.draw(f.page, MARGIN, f.y);
     f.y -= continuation.height + GAP;
   };
-  const totals = totalsRows(data.invoice).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
+  const totals = totalsRows(document).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
   const totalsHeight = totals.reduce((h, r) => h + r.height, 0);
   flow.ensure(totalsHeight);
   let y = flow.y;
@@ -112,12 +131,12 @@ export async function renderRide(data: RideData): Promise<Buffer> {
     drawRow(flow.page, r, MARGIN + CONTENT_WIDTH - TOTALS_WIDTH, y);
     y -= r.height;
   }
-  flow.flowRows(sideRows(data.invoice, fonts), MARGIN);
+  flow.flowRows(sideRows(document, fonts), MARGIN);
 
   const count = flow.pages.length;
   flow.pages.forEach((page, i) => {
     drawLine(page, `Página ${i + 1} de ${count}`, fonts.regular, 7.5, MARGIN, MARGIN + 9, CONTENT_WIDTH, 'right');
-    drawLine(page, `FACTURA ${data.numbering.numero}`, fonts.regular, 7.5, MARGIN, MARGIN + 9, CONTENT_WIDTH, 'left');
+    drawLine(page, `${title} ${data.numbering.numero}`, fonts.regular, 7.5, MARGIN, MARGIN + 9, CONTENT_WIDTH, 'left');
   });
 
   // A classic xref table: the plainest file for whatever later reads or signs it.
@@ -156,9 +175,9 @@ const PAYMENT_COLUMNS: Column[] = [
   { width: 70, align: 'center' },
 ];
 
-function issuerItems(issuer: Issuer, invoice: ComputedInvoice): BlockItem[] {
+function issuerItems(issuer: Issuer, document: ComputedInvoice | ComputedCreditNote): BlockItem[] {
   const field = (label: string, value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth: 105, gap: 3 });
-  const establishment = issuer.establishments.find((e) => e.code === invoice.establishment);
+  const establishment = issuer.establishments.find((e) => e.code === document.establishment);
   const items: BlockItem[] = [{ kind: 'text', text: issuer.razon_social, bold: true, size: 11 }];
   if (issuer.nombre_comercial) items.push({ kind: 'text', text: issuer.nombre_comercial, bold: true, size: 9, gap: 3 });
   items.push({ kind: 'drawing', height: 4, draw: () => {} });
@@ -172,7 +191,7 @@ function issuerItems(issuer: Issuer, invoice: ComputedInvoice): BlockItem[] {
   return items;
 }
 
-function documentItems(data: RideData, fonts: Fonts): BlockItem[] {
+function documentItems(data: RideData, title: string, fonts: Fonts): BlockItem[] {
   const { numbering, authorization } = data;
   const labels = ['FECHA Y HORA DE AUTORIZACIÓN:', 'AMBIENTE:', 'EMISIÓN:'] as const;
   // The labels on one line each, the values aligned after the widest.
@@ -180,7 +199,7 @@ function documentItems(data: RideData, fonts: Fonts): BlockItem[] {
   const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
   return [
     { kind: 'text', text: `R.U.C.: ${data.issuer.ruc}`, bold: true, size: 11 },
-    { kind: 'text', text: 'FACTURA', bold: true, size: 14, gap: 5 },
+    { kind: 'text', text: title, bold: true, size: 14, gap: 5 },
     { kind: 'text', text: `No. ${numbering.numero}`, bold: true, size: 11, gap: 3 },
     { kind: 'text', text: 'NÚMERO DE AUTORIZACIÓN', bold: true, size: BODY_SIZE, gap: 6 },
     { kind: 'text', text: authorization?.number ?? 'PENDIENTE', size: 8.5, fit: true },
@@ -198,29 +217,48 @@ function documentItems(data: RideData, fonts: Fonts): BlockItem[] {
   ];
 }
 
-function buyerItems(invoice: ComputedInvoice): BlockItem[] {
-  const { customer } = invoice;
+function buyerItems(document: ComputedInvoice | ComputedCreditNote): BlockItem[] {
+  const { customer } = document;
   const field = (label: string, value: string, labelWidth = 100): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth });
   const items: BlockItem[] = [
     { kind: 'pair', leftShare: 0.64, left: field('Razón Social / Nombres y Apellidos:', customer.name, 150), right: field('Identificación:', customer.taxId, 70) },
-    { kind: 'pair', leftShare: 0.64, left: field('Fecha de Emisión:', formatDate(invoice.issueDate), 150), right: customer.phone ? field('Teléfono:', customer.phone, 70) : null, gap: 3 },
+    { kind: 'pair', leftShare: 0.64, left: field('Fecha de Emisión:', formatDate(document.issueDate), 150), right: customer.phone ? field('Teléfono:', customer.phone, 70) : null, gap: 3 },
   ];
   if (customer.address) items.push({ ...field('Dirección:', customer.address, 150), gap: 3 });
   if (customer.email) items.push({ ...field('Correo electrónico:', customer.email, 150), gap: 3 });
   return items;
 }
 
-/** The rows beside the totals: "Información Adicional" and the formas de pago. */
-function sideRows(invoice: ComputedInvoice, fonts: Fonts): Row[] {
+/** The SRI's name of the document a nota de crédito modifies, by its codDoc. */
+const MODIFIED_TITLES: Record<ModifiedDocument['codDoc'], string> = {
+  '01': comprobanteDefinition('invoice').title,
+};
+
+/** What a nota de crédito modifies and why, the labels as the SRI's RIDE writes them. */
+function modificationItems(note: ComputedCreditNote, fonts: Fonts): BlockItem[] {
+  const labels = ['Comprobante que se modifica:', 'Fecha Emisión (Comprobante a modificar):', 'Razón de Modificación:'] as const;
+  // Each label on one line, the values aligned after the widest (a long reason wraps beside it).
+  const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
+  const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
+  const { modified } = note;
+  return [
+    field('Comprobante que se modifica:', `${MODIFIED_TITLES[modified.codDoc]} ${modified.numero}`),
+    field('Fecha Emisión (Comprobante a modificar):', formatDate(modified.issueDate)),
+    field('Razón de Modificación:', note.reason),
+  ];
+}
+
+/** The rows beside the totals: "Información Adicional" and a factura's formas de pago. */
+function sideRows(document: ComputedInvoice | ComputedCreditNote, fonts: Fonts): Row[] {
   const rows: Row[] = [];
-  if (invoice.additionalInfo.length > 0) {
+  if (document.additionalInfo.length > 0) {
     rows.push(layoutRow([{ text: 'Información Adicional', bold: true, fill: true, span: 2, align: 'center' }], INFO_COLUMNS, fonts, HEADER_SIZE));
-    for (const item of invoice.additionalInfo) rows.push(layoutRow([{ text: item.name, bold: true }, { text: item.value }], INFO_COLUMNS, fonts, BODY_SIZE));
+    for (const item of document.additionalInfo) rows.push(layoutRow([{ text: item.name, bold: true }, { text: item.value }], INFO_COLUMNS, fonts, BODY_SIZE));
   }
-  if (invoice.payments.length > 0) {
+  if ('payments' in document && document.payments.length > 0) {
     if (rows.length > 0) rows.push(spacer());
     rows.push(layoutRow(['Forma de pago', 'Valor', 'Plazo'].map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), PAYMENT_COLUMNS, fonts, HEADER_SIZE));
-    for (const p of invoice.payments) {
+    for (const p of document.payments) {
       const term = [p.term, p.unit].filter((s): s is string => Boolean(s)).join(' ');
       rows.push(layoutRow([{ text: paymentMethodName(p.method) }, { text: formatDecimal(p.amount) }, { text: term }], PAYMENT_COLUMNS, fonts, BODY_SIZE));
     }
@@ -234,13 +272,13 @@ function spacer(): Row {
 }
 
 /** What a continuation page starts with: the document and issuer, and the access key. */
-function continuationHeader(data: RideData, fonts: Fonts): Laid {
+function continuationHeader(data: RideData, title: string, fonts: Fonts): Laid {
   return layoutBlock(
     [
       {
         kind: 'pair',
         leftShare: 0.4,
-        left: { kind: 'text', text: `FACTURA No. ${data.numbering.numero}`, bold: true, size: 10 },
+        left: { kind: 'text', text: `${title} No. ${data.numbering.numero}`, bold: true, size: 10, fit: true },
         right: { kind: 'text', text: `${data.issuer.razon_social} · R.U.C. ${data.issuer.ruc}`, size: BODY_SIZE, align: 'right' },
       },
       { kind: 'text', text: `Clave de acceso: ${data.numbering.accessKey}`, size: BODY_SIZE, gap: 2 },
@@ -250,12 +288,12 @@ function continuationHeader(data: RideData, fonts: Fonts): Laid {
   );
 }
 
-function setMetadata(doc: PDFDocument, data: RideData): void {
+function setMetadata(doc: PDFDocument, data: RideData, title: string): void {
   const when =
     (data.authorization ? formatDateTime(data.authorization.date).instant : undefined) ??
-    startOfDayInEcuador(data.invoice.issueDate) ??
+    startOfDayInEcuador(data.document.issueDate) ??
     new Date(0);
-  doc.setTitle(`FACTURA ${data.numbering.numero}`);
+  doc.setTitle(`${title} ${data.numbering.numero}`);
   doc.setAuthor(data.issuer.razon_social);
   doc.setSubject(`RIDE, clave de acceso ${data.numbering.accessKey}`);
   doc.setCreator('Sello');

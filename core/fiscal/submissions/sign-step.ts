@@ -1,8 +1,8 @@
 /**
- * `pending` → `signed`: the factura XML is built from what was stored when the document was
- * numbered (the computed invoice, the issuer as it was then, the access key), signed XAdES-BES
- * with the issuer's certificate, and its exact bytes are what every send will carry (a
- * re-serialised signed XML no longer verifies).
+ * `pending` → `signed`: the comprobante's XML (factura, notaCredito…: core/fiscal/sri/comprobantes.ts)
+ * is built from what was stored when the document was numbered (the computed document, the
+ * issuer as it was then, the access key), signed XAdES-BES with the issuer's certificate, and
+ * its exact bytes are what every send will carry (a re-serialised signed XML no longer verifies).
  *
  * A failure that a person fixes on the token's side (no PIN yet, a wrong PIN, a token not
  * plugged in: core/signing/requests/failure-policy.ts, the same rule as signing requests) makes
@@ -14,7 +14,7 @@ import type { Store } from '../../db/index.js';
 import { isSelloError } from '../../errors/index.js';
 import { waitsForPerson } from '../../signing/requests/index.js';
 import type { XmlHash } from '../../xml/index.js';
-import { buildFacturaXml, type Ambiente, type ComputedInvoice, type Issuer, type Numbering } from '../sri/index.js';
+import { comprobanteDefinition, type Ambiente, type Issuer, type Numbering } from '../sri/index.js';
 import type { IssuerKeys } from './issuer-keys.js';
 import type { StepOutcome } from './outcome.js';
 import { PIN_RECHECK_S } from './schedule.js';
@@ -48,7 +48,7 @@ export async function signStep(row: ClaimedSubmission, deps: SignStepDeps): Prom
   if (!deps.keys.ready(cert)) return waitForPin(row.last_error ?? pinWanted(cert.token_label, cert.token_serial), deps);
   try {
     assertUsableForSigning(cert, new Date(deps.now()));
-    const xml = buildFacturaXml(JSON.parse(row.issuer) as Issuer, JSON.parse(row.computed) as ComputedInvoice, numberingOf(row.access_key));
+    const xml = comprobanteDefinition(row.kind).buildXml(JSON.parse(row.issuer) as Issuer, JSON.parse(row.computed) as unknown, numberingOf(row.access_key));
     return { kind: 'signed', signedXml: await deps.keys.sign(cert, xml, deps.hash) };
   } catch (err) {
     const code = isSelloError(err) ? err.code : 'internal_error';

@@ -7,6 +7,7 @@
  * at start every lease left by a dead process is released (`releaseAllLeases`).
  */
 import type { FiscalSubmissionState, FiscalSubmissionsTable, Store } from '../../db/index.js';
+import type { ComprobanteKind } from '../sri/index.js';
 
 export type SubmissionState = FiscalSubmissionState;
 
@@ -26,9 +27,9 @@ export interface NewSubmission {
   documentId: string;
   bookId: string;
   environment: 'test' | 'live';
-  kind: 'invoice';
+  kind: ComprobanteKind;
   requestHash: string;
-  /** JSON of the ComputedInvoice. */
+  /** JSON of the computed document (ComputedInvoice, ComputedCreditNote…). */
   computed: string;
   /** JSON of the issuer as it was when the document was numbered. */
   issuer: string;

@@ -1,29 +1,45 @@
 /**
- * The invoice routes of CONTRACT §15 (fiscal style, Bearer, scope `accounting`, the key's book
- * and environment): issue, read, and the `autorizacion` XML. Everything that decides is in
- * core/fiscal/invoices; this file reads the body and writes the answer.
+ * The routes of the comprobantes of CONTRACT §15 Sello issues to the SRI (fiscal style, Bearer,
+ * scope `accounting`, the key's book and environment): for invoices and credit notes, issue,
+ * read, and the `autorizacion` XML. Everything that decides is in core/fiscal/invoices; this file
+ * reads the body and writes the answer.
  */
-import type { Invoices } from '../../fiscal/invoices/index.js';
-import { invoiceBodySchema } from '../../fiscal/sri/index.js';
-import type { Route } from '../context.js';
+import type { Invoices, IssueResult } from '../../fiscal/invoices/index.js';
+import { comprobanteDefinition, creditNoteBodySchema, invoiceBodySchema, type ComprobanteKind } from '../../fiscal/sri/index.js';
+import type { AppContext, Route } from '../context.js';
 import { bookCaller, readFiscalBody, sendJson } from '../fiscal-body.js';
 
+const base = { surface: 'fiscal' as const, auth: 'family-b' as const, scope: 'accounting' as const };
 
+function sendIssued(ctx: AppContext, { replayed, answer }: IssueResult): void {
+  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+  if (replayed) ctx.set('Idempotent-Replayed', 'true');
+  sendJson(ctx, answer.status, answer.body);
+}
+
+/** `GET {path}/:id/xml` of a comprobante kind. */
+function xmlRoute(invoices: Invoices, kind: ComprobanteKind): Route {
+  return {
+    ...base,
+    method: 'GET',
+    path: `${comprobanteDefinition(kind).path}/:id/xml`,
+    handler(ctx) {
+      const xml = invoices.xml(bookCaller(ctx), ctx.state.params.id!, kind);
+      ctx.type = 'application/xml; charset=utf-8';
+      ctx.body = xml;
+    },
+  };
+}
 
 export function invoiceRoutes(invoices: Invoices): Route[] {
-  const base = { surface: 'fiscal' as const, auth: 'family-b' as const, scope: 'accounting' as const };
   return [
     {
       ...base,
       method: 'POST',
       path: '/api/v1/invoices',
       async handler(ctx) {
-        const caller = bookCaller(ctx);
         const { input, raw } = await readFiscalBody(ctx, invoiceBodySchema);
-        const { replayed, answer } = await invoices.issue(caller, input, raw);
-        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-        if (replayed) ctx.set('Idempotent-Replayed', 'true');
-        sendJson(ctx, answer.status, answer.body);
+        sendIssued(ctx, await invoices.issue(bookCaller(ctx), input, raw));
       },
     },
     {
@@ -34,15 +50,24 @@ export function invoiceRoutes(invoices: Invoices): Route[] {
         sendJson(ctx, 200, JSON.stringify({ data: invoices.get(bookCaller(ctx), ctx.state.params.id!) }));
       },
     },
+    xmlRoute(invoices, 'invoice'),
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/v1/credit-notes',
+      async handler(ctx) {
+        const { input, raw } = await readFiscalBody(ctx, creditNoteBodySchema);
+        sendIssued(ctx, await invoices.issueCreditNote(bookCaller(ctx), input, raw));
+      },
+    },
     {
       ...base,
       method: 'GET',
-      path: '/api/v1/invoices/:id/xml',
+      path: '/api/v1/credit-notes/:id',
       handler(ctx) {
-        const xml = invoices.xml(bookCaller(ctx), ctx.state.params.id!);
-        ctx.type = 'application/xml; charset=utf-8';
-        ctx.body = xml;
+        sendJson(ctx, 200, JSON.stringify({ data: invoices.getCreditNote(bookCaller(ctx), ctx.state.params.id!) }));
       },
     },
+    xmlRoute(invoices, 'credit_note'),
   ];
 }

@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COD_DOC, accessKeyFor } from '../../../core/fiscal/sri/access-key.js';
+import type { ComputedCreditNote, Numbering } from '../../../core/fiscal/sri/invoice-model.js';
 import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
 import { qpdfCheck } from '../../helpers/pdf-tools.js';
-import { sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
+import { SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
 
 const run = promisify(execFile);
 
@@ -62,14 +64,42 @@ const occurrences = (text: string, needle: string): number => text.split(needle)
 function rideData(overrides: Partial<RideData> = {}): RideData {
   const numbering = sampleNumbering();
   return {
+    kind: 'invoice',
     issuer: sampleIssuer(),
-    invoice: sampleInvoice(3),
+    document: sampleInvoice(3),
     numbering,
     authorization: sampleAuthorization(numbering),
     environment: 'PRUEBAS',
     emission: 'NORMAL',
     ...overrides,
   };
+}
+
+/** The sample invoice returned whole as a nota de crédito: no payments nor tip, plus the factura it modifies and why. */
+function sampleCreditNote(lines = 3, reason = 'Devolución de la mercadería por defectos de fábrica'): ComputedCreditNote {
+  const { payments: _payments, tip: _tip, ...rest } = sampleInvoice(lines);
+  return { ...rest, modified: { codDoc: '01', numero: '001-001-000000012', issueDate: '2025-03-10', documentId: null }, reason };
+}
+
+/** A nota de crédito's numbering: codDoc 04 in its access key. */
+function creditNoteNumbering(): Numbering {
+  const secuencial = '000000045';
+  const accessKey = accessKeyFor({
+    issueDate: SAMPLE_ISSUE_DATE,
+    codDoc: COD_DOC.notaCredito,
+    ruc: SAMPLE_RUC,
+    ambiente: 1,
+    establishment: '001',
+    emissionPoint: '001',
+    secuencial,
+    numericCode: '12345678',
+  });
+  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
+}
+
+function creditNoteData(document: ComputedCreditNote = sampleCreditNote()): RideData {
+  const numbering = creditNoteNumbering();
+  return rideData({ kind: 'credit_note', document, numbering, authorization: sampleAuthorization(numbering) });
 }
 
 describe('renderRide: a three-line invoice', () => {
@@ -123,7 +153,7 @@ describe('renderRide: a three-line invoice', () => {
   });
 
   it('prints every line with its amounts', () => {
-    for (const line of data.invoice.lines) {
+    for (const line of data.document.lines) {
       expect(text).toContain(line.description);
       expect(text).toMatch(new RegExp(`${line.code}\\s+\\d+\\.\\d{2}\\s+.*${line.subtotal.replace('.', '\\.')}`));
     }
@@ -194,7 +224,7 @@ describe('renderRide: before authorization, in production, for a RIMPE issuer', 
 });
 
 describe('renderRide: 120 lines', () => {
-  const data = rideData({ invoice: sampleInvoice(120) });
+  const data = rideData({ document: sampleInvoice(120) });
   let pdf: Buffer;
   let pages: number;
   beforeAll(async () => {
@@ -209,7 +239,7 @@ describe('renderRide: 120 lines', () => {
       const text = await pdfText(pdf, 'layout', p);
       expect(text).toContain(`Página ${p} de ${pages}`);
       expect(text).toContain('001-001-000000123');
-      const here = data.invoice.lines.filter((l) => text.includes(`(línea ${l.code.slice(1).replace(/^0+/, '')})`)).length;
+      const here = data.document.lines.filter((l) => text.includes(`(línea ${l.code.slice(1).replace(/^0+/, '')})`)).length;
       if (here > 0) expect(text).toMatch(/Cód\. Principal\s+Cant\.\s+Descripción\s+Precio Unitario\s+Descuento\s+Precio Total/);
       if (p > 1) expect(text).toContain(`Clave de acceso: ${data.numbering.accessKey}`);
       linesSeen += here;
@@ -230,7 +260,7 @@ describe('renderRide: 120 lines', () => {
     expect(occurrences(raw, 'VALOR TOTAL')).toBe(1);
     expect(raw.indexOf('VALOR TOTAL')).toBeGreaterThan(from);
     const last = await pdfText(pdf, 'layout', pages);
-    expect(last).toMatch(new RegExp(`VALOR TOTAL\\s+${data.invoice.grandTotal.replace('.', '\\.')}`));
+    expect(last).toMatch(new RegExp(`VALOR TOTAL\\s+${data.document.grandTotal.replace('.', '\\.')}`));
   });
 
   it('keeps the barcode readable on page 1, and none elsewhere', async () => {
@@ -252,7 +282,7 @@ describe('renderRide: hostile text', () => {
     invoice.lines[1]!.description = 'Té verde 🍵 de Baños';
     invoice.customer.name = 'Иван Petrović';
     invoice.additionalInfo.push({ name: 'Nota ✓', value: 'ok\u0000\u200b' });
-    const data = rideData({ invoice });
+    const data = rideData({ document: invoice });
     const pdf = await renderRide(data);
     const text = await pdfText(pdf);
     expect(text).toContain('Resistencia 10 ? € ±5%');
@@ -271,7 +301,7 @@ describe('renderRide: hostile text', () => {
     invoice.lines[0]!.description = word;
     const words = Array.from({ length: 1500 }, (_, i) => `palabra${i}`);
     invoice.lines[1]!.description = words.join(' ');
-    const data = rideData({ invoice });
+    const data = rideData({ document: invoice });
     const pdf = await renderRide(data);
     expect(await pageCount(pdf)).toBeGreaterThanOrEqual(2);
     const raw = await pdfText(pdf, 'raw');
@@ -282,5 +312,92 @@ describe('renderRide: hostile text', () => {
     expect(collapse(raw)).toContain(invoice.lines[2]!.description);
     const check = await qpdfCheck(pdf);
     expect(check.ok, check.output).toBe(true);
+  });
+});
+
+describe('renderRide: a credit note', () => {
+  const data = creditNoteData();
+  let pdf: Buffer;
+  let text: string;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    text = await pdfText(pdf);
+  });
+
+  it('is titled NOTA DE CRÉDITO with its number, in the document box, the footer and the metadata', async () => {
+    expect(text).toContain('NOTA DE CRÉDITO');
+    expect(text).toContain('No. 001-001-000000045');
+    expect(text).toContain('NOTA DE CRÉDITO 001-001-000000045'); // the footer
+    expect(occurrences(text, 'FACTURA')).toBe(1); // only the factura it modifies
+    const info = await withPdf(pdf, async (file) => (await run('pdfinfo', [file])).stdout);
+    expect(info).toMatch(/^Title:\s+NOTA DE CRÉDITO 001-001-000000045$/m);
+  });
+
+  it('carries its access key (codDoc 04) as a Code 128 that zbar reads back exactly', async () => {
+    expect(data.numbering.accessKey).toMatch(/^\d{8}04\d{39}$/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('names the factura it modifies, its date and the reason, after the buyer', async () => {
+    expect(text).toMatch(/Comprobante que se modifica:\s+FACTURA 001-001-000000012/);
+    expect(text).toMatch(/Fecha Emisión \(Comprobante a modificar\):\s+10\/03\/2025/);
+    expect(text).toMatch(/Razón de Modificación:\s+Devolución de la mercadería por defectos de fábrica/);
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(raw.indexOf('Comprobante que se modifica')).toBeGreaterThan(raw.indexOf('Correo electrónico'));
+    expect(raw.indexOf('Comprobante que se modifica')).toBeLessThan(raw.indexOf('Cód. Principal'));
+  });
+
+  it('prints the lines and totals ending in VALOR TOTAL, without PROPINA or payments', () => {
+    expect(text).toMatch(/P0001\s+2\.00\s+Asesoría contable mensual \(línea 1\)\s+10\.37\s+0\.00\s+20\.74/);
+    expect(text).toMatch(/SUBTOTAL SIN IMPUESTOS\s+97\.40/);
+    expect(text).toMatch(/IVA 15%\s+3\.11/);
+    expect(text).toMatch(/VALOR TOTAL\s+102\.73/);
+    expect(text).not.toContain('PROPINA');
+    expect(text).not.toContain('Forma de pago');
+    expect(text).not.toContain('SIN UTILIZACIÓN DEL SISTEMA');
+    expect(text).toContain('Información Adicional');
+  });
+
+  it('is one A4 page that qpdf finds sound', async () => {
+    expect(await pageCount(pdf)).toBe(1);
+    expect(text).toContain('Página 1 de 1');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+
+  it('wraps a long reason beside its label, whole and once', async () => {
+    const reason =
+      'Anulación parcial por devolución de mercadería: el cliente devolvió las unidades de la línea 2 por defectos de fábrica ' +
+      'detectados en la recepción en la bodega de Guayaquil, según el acta de entrega firmada el 12 de marzo de 2025 por ambas partes.';
+    const pdf = await renderRide(creditNoteData(sampleCreditNote(3, reason)));
+    const layout = await pdfText(pdf);
+    expect(layout).not.toContain(reason); // more than one line
+    expect(layout).toMatch(/Razón de Modificación:\s+Anulación parcial/);
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(raw).toContain(`Razón de Modificación: ${reason}`);
+    expect(occurrences(raw, 'por ambas partes.')).toBe(1);
+    expect(await readBarcodes(pdf)).toEqual([creditNoteNumbering().accessKey]);
+  });
+
+  it('names itself on continuation pages', async () => {
+    const pdf = await renderRide(creditNoteData(sampleCreditNote(120)));
+    const pages = await pageCount(pdf);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    for (let p = 2; p <= pages; p++) {
+      const page = await pdfText(pdf, 'layout', p);
+      expect(page).toContain('NOTA DE CRÉDITO No. 001-001-000000045');
+      expect(page).toContain('NOTA DE CRÉDITO 001-001-000000045'); // the footer
+    }
+  });
+
+  it('is refused when the kind and the document disagree', async () => {
+    await expect(renderRide(rideData({ kind: 'credit_note' }))).rejects.toThrow('los datos no son los de la nota de crédito');
+    await expect(renderRide({ ...creditNoteData(), kind: 'invoice' })).rejects.toThrow('los datos no son los de la factura');
+  });
+
+  it('leaves an invoice without any of it', async () => {
+    const invoice = await pdfText(await renderRide(rideData()));
+    expect(invoice).not.toContain('Comprobante que se modifica');
+    expect(invoice).not.toContain('Razón de Modificación');
   });
 });

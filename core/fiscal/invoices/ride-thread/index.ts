@@ -7,7 +7,7 @@
  *
  * @example
  *   const rides = createRideThread();
- *   const pdf = await rides.render({ issuer, invoice, numbering, authorization, environment: 'PRUEBAS', emission: 'NORMAL' });
+ *   const pdf = await rides.render({ kind: 'invoice', issuer, document: invoice, numbering, authorization, environment: 'PRUEBAS', emission: 'NORMAL' });
  *   await rides.close();
  */
 import { SelloError } from '../../../errors/index.js';

@@ -1,0 +1,65 @@
+/**
+ * The comprobantes Sello issues to the SRI, each a definition on the same machinery (numbering,
+ * access key, XAdES-BES, submission job, RIDE): what differs is its type code, its §6
+ * `doc_type`, its route, its name on paper and how its XML is written from what Sello computed
+ * when it numbered it (stored with the submission as JSON).
+ *
+ * @example
+ *   const xml = comprobanteDefinition(row.kind).buildXml(issuer, JSON.parse(row.computed), numbering);
+ */
+import type { docTypes } from '../../documents/index.js';
+import { COD_DOC } from './access-key.js';
+import { buildFacturaXml } from './factura-xml.js';
+import type { ComputedCreditNote, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import { buildNotaCreditoXml } from './nota-credito-xml.js';
+
+export type ComprobanteKind = 'invoice' | 'credit_note';
+
+export interface ComprobanteDefinition {
+  kind: ComprobanteKind;
+  /** The SRI's codDoc. */
+  codDoc: string;
+  /** The §6 document's doc_type. */
+  docType: (typeof docTypes)[number];
+  /** `POST {path}`, `GET {path}/:id`, `GET {path}/:id/xml`. */
+  path: string;
+  /** The name on the RIDE and in messages. */
+  title: string;
+  /** "la factura": the document in a Spanish sentence. */
+  named: string;
+  /** The unsigned XML from the stored computed document. */
+  buildXml(issuer: Issuer, computed: unknown, numbering: Numbering): Buffer;
+}
+
+const DEFINITIONS: Record<ComprobanteKind, ComprobanteDefinition> = {
+  invoice: {
+    kind: 'invoice',
+    codDoc: COD_DOC.factura,
+    docType: 'invoice',
+    path: '/api/v1/invoices',
+    title: 'FACTURA',
+    named: 'la factura',
+    buildXml: (issuer, computed, numbering) => buildFacturaXml(issuer, computed as ComputedInvoice, numbering),
+  },
+  credit_note: {
+    kind: 'credit_note',
+    codDoc: COD_DOC.notaCredito,
+    docType: 'credit_note',
+    path: '/api/v1/credit-notes',
+    title: 'NOTA DE CRÉDITO',
+    named: 'la nota de crédito',
+    buildXml: (issuer, computed, numbering) => buildNotaCreditoXml(issuer, computed as ComputedCreditNote, numbering),
+  },
+};
+
+export const COMPROBANTE_KINDS = Object.keys(DEFINITIONS) as ComprobanteKind[];
+
+export function isComprobanteKind(kind: string): kind is ComprobanteKind {
+  return Object.hasOwn(DEFINITIONS, kind);
+}
+
+/** The definition of a stored submission's kind; throws on a kind this Sello does not know (a newer store). */
+export function comprobanteDefinition(kind: string): ComprobanteDefinition {
+  if (!isComprobanteKind(kind)) throw new Error(`tipo de comprobante desconocido: ${kind}`);
+  return DEFINITIONS[kind];
+}
