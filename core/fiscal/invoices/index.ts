@@ -1,7 +1,7 @@
 /**
- * Invoices and credit notes Sello issues to Ecuador's SRI (CONTRACT §15): issuing one
- * (`issue.ts`: one transaction from the idempotency claim to the submission job; the credit
- * note's own rules in `credit-note.ts`), reading it back with its computed body and its
+ * Invoices, credit and debit notes Sello issues to Ecuador's SRI (CONTRACT §15): issuing one
+ * (`issue.ts`: one transaction from the idempotency claim to the submission job; the notes' own
+ * rules in `credit-note.ts`, `debit-note.ts` and `modified-invoice.ts`), reading it back with its computed body and its
  * submission, its `autorizacion` XML, and its RIDE for Family A's `/d/{id}` and `/p/{id}`
  * (rendered on a thread of its own, kept for the next download).
  *
@@ -13,17 +13,19 @@
 import type { Store } from '../../db/index.js';
 import type { BookCaller, Documents } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedInvoice, type CreditNoteBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
+import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedDebitNote, type ComputedInvoice, type CreditNoteBody, type DebitNoteBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
 import { findSubmission, numberingOf, type SubmissionEngine } from '../submissions/index.js';
 import { issueCreditNote } from './credit-note.js';
+import { issueDebitNote } from './debit-note.js';
 import { issueInvoice, type IssueDeps, type IssueResult } from './issue.js';
 import type { RideThread } from './ride-thread/index.js';
-import { creditNoteView, invoiceView } from './view.js';
+import { creditNoteView, debitNoteView, invoiceView } from './view.js';
 
 export { createRideThread, type RideThread } from './ride-thread/index.js';
 export { documentWritesScope, issueInvoice, type IssueResult } from './issue.js';
 export { issueCreditNote } from './credit-note.js';
-export { creditNoteJson, invoiceJson } from './view.js';
+export { issueDebitNote } from './debit-note.js';
+export { creditNoteJson, debitNoteJson, invoiceJson } from './view.js';
 
 export interface Invoices {
   /**
@@ -35,10 +37,14 @@ export interface Invoices {
   issue(caller: BookCaller, input: InvoiceBody, raw: unknown): Promise<IssueResult>;
   /** Issues (or replays) a credit note, as `issue`. */
   issueCreditNote(caller: BookCaller, input: CreditNoteBody, raw: unknown): Promise<IssueResult>;
+  /** Issues (or replays) a debit note, as `issue`. */
+  issueDebitNote(caller: BookCaller, input: DebitNoteBody, raw: unknown): Promise<IssueResult>;
   /** The document view, the computed invoice and its submission; 404 unless an invoice Sello issued in the caller's book. */
   get(caller: BookCaller, id: string): ReturnType<typeof invoiceView>;
   /** As `get`, for a credit note. */
   getCreditNote(caller: BookCaller, id: string): ReturnType<typeof creditNoteView>;
+  /** As `get`, for a debit note. */
+  getDebitNote(caller: BookCaller, id: string): ReturnType<typeof debitNoteView>;
   /** The `autorizacion` XML of a comprobante of `kind`; 404 `not_ready` before authorization. */
   xml(caller: BookCaller, id: string, kind?: ComprobanteKind): string;
   /** The RIDE of an invoice or credit note Sello issued in `environment` (any book: Family A keys are the account's); undefined for other documents. */
@@ -83,6 +89,9 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
     async issueCreditNote(caller, input, raw) {
       return afterIssue(await store.batch(() => issueCreditNote(issueDeps(), caller, input, raw)));
     },
+    async issueDebitNote(caller, input, raw) {
+      return afterIssue(await store.batch(() => issueDebitNote(issueDeps(), caller, input, raw)));
+    },
     get(caller, id) {
       const { view, submission } = issued(caller, id, 'invoice');
       return invoiceView(view, submission);
@@ -90,6 +99,10 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
     getCreditNote(caller, id) {
       const { view, submission } = issued(caller, id, 'credit_note');
       return creditNoteView(view, submission);
+    },
+    getDebitNote(caller, id) {
+      const { view, submission } = issued(caller, id, 'debit_note');
+      return debitNoteView(view, submission);
     },
     xml(caller, id, kind = 'invoice') {
       issued(caller, id, kind);
@@ -106,7 +119,7 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
         const data: RideData = {
           kind: submission.kind,
           issuer: JSON.parse(submission.issuer) as Issuer,
-          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote,
+          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote | ComputedDebitNote,
           numbering: numberingOf(submission.access_key),
           authorization:
             doc.status === 'authorized' && doc.authorization?.number && doc.authorization.date

@@ -5,7 +5,7 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedCreditNote, ComputedInvoice, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ModifiedDocument, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
@@ -67,9 +67,37 @@ export function creditNoteJson(note: ComputedCreditNote) {
   const { payments: _payments, tip: _tip, ...sale } = invoiceJson({ ...note, payments: [], tip: '0.00' });
   return {
     ...sale,
-    modified: { doc_type: 'invoice', numero: note.modified.numero, issue_date: note.modified.issueDate, invoice_id: note.modified.documentId },
+    modified: modifiedJson(note.modified),
     reason: note.reason,
   };
+}
+
+function modifiedJson(m: ModifiedDocument) {
+  return { doc_type: 'invoice', numero: m.numero, issue_date: m.issueDate, invoice_id: m.documentId };
+}
+
+/** The computed debit note as the API shows it. */
+export function debitNoteJson(note: ComputedDebitNote) {
+  const c = note.customer;
+  return {
+    issue_date: note.issueDate,
+    establishment: note.establishment,
+    emission_point: note.emissionPoint,
+    currency: note.currency,
+    customer: { name: c.name, tax_id: c.taxId, tax_id_type: c.idType, sri_id_code: c.idTypeCode, email: c.email ?? null, address: c.address ?? null, phone: c.phone ?? null },
+    reasons: note.reasons.map((r) => ({ reason: r.reason, amount: r.amount, taxes: r.taxes.map(taxJson) })),
+    subtotal: note.totalWithoutTaxes,
+    taxes: note.taxTotals.map(taxJson),
+    grand_total: note.grandTotal,
+    payments: note.payments.map((p) => ({ method: p.method, amount: p.amount, term: p.term ?? null, unit: p.unit ?? null })),
+    additional_info: note.additionalInfo,
+    modified: modifiedJson(note.modified),
+  };
+}
+
+/** `GET /api/v1/debit-notes/:id`: as invoiceView, under `debit_note`. */
+export function debitNoteView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, debit_note: debitNoteJson(JSON.parse(submission.computed) as ComputedDebitNote), sri: submissionJson(submission) };
 }
 
 /** `GET /api/v1/credit-notes/:id`: as invoiceView, under `credit_note`. */

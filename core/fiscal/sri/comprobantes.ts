@@ -10,10 +10,11 @@
 import type { docTypes } from '../../documents/index.js';
 import { COD_DOC } from './access-key.js';
 import { buildFacturaXml } from './factura-xml.js';
-import type { ComputedCreditNote, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
 import { buildNotaCreditoXml } from './nota-credito-xml.js';
+import { buildNotaDebitoXml } from './nota-debito-xml.js';
 
-export type ComprobanteKind = 'invoice' | 'credit_note';
+export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note';
 
 export interface ComprobanteDefinition {
   kind: ComprobanteKind;
@@ -49,6 +50,15 @@ const DEFINITIONS: Record<ComprobanteKind, ComprobanteDefinition> = {
     title: 'NOTA DE CRÉDITO',
     named: 'la nota de crédito',
     buildXml: (issuer, computed, numbering) => buildNotaCreditoXml(issuer, computed as ComputedCreditNote, numbering),
+  },
+  debit_note: {
+    kind: 'debit_note',
+    codDoc: COD_DOC.notaDebito,
+    docType: 'debit_note',
+    path: '/api/v1/debit-notes',
+    title: 'NOTA DE DÉBITO',
+    named: 'la nota de débito',
+    buildXml: (issuer, computed, numbering) => buildNotaDebitoXml(issuer, computed as ComputedDebitNote, numbering),
   },
 };
 

@@ -239,7 +239,40 @@ export const creditNoteBodySchema = object(
   }
 });
 
+const debitReason = object(
+  {
+    reason: text(300),
+    amount: money().refine((s) => /[1-9]/.test(s), 'debe ser mayor que cero'),
+    taxes: list(lineTax, 'impuestos {type}', 5).min(1, 'cada razón necesita al menos su IVA, por ejemplo [{"type": "ec-iva-15"}]'),
+  },
+  '{reason, amount, taxes}',
+);
+
+/**
+ * `POST /api/v1/debit-notes` (notaDebito 1.0.0): the invoice's header fields, the invoice it
+ * modifies (as a credit note names it), and instead of lines the `reasons` charged (interest,
+ * collection costs…), each `{reason, amount, taxes}` (taxes as a line's: one IVA, even 0 %, at
+ * most one ICE); `payments` are optional (the XSD's pagos).
+ */
+const { lines: _debitNoteHasNoLines, ...debitNoteHeader } = saleFields('la nota de débito');
+
+export const debitNoteBodySchema = object(
+  {
+    ...debitNoteHeader,
+    invoice_id: text(100).optional(),
+    modified: object({ numero: sriNumero, issue_date: isoDate }, '{numero, issue_date}, por ejemplo {"numero": "001-001-000000123", "issue_date": "2026-03-02"}').optional(),
+    reasons: list(debitReason, 'razones {reason, amount, taxes}', MAX_LINES).min(1, 'la nota de débito necesita al menos una razón, por ejemplo [{"reason": "Intereses por mora", "amount": "5.00", "taxes": [{"type": "ec-iva-0"}]}]'),
+    payments: list(payment, 'pagos {method, amount}', MAX_PAYMENTS).optional(),
+  },
+  '{external_ref, issue_date, establishment, emission_point, currency, customer, reasons, invoice_id o modified}',
+).superRefine((body, ctx) => {
+  if ((body.invoice_id === undefined) === (body.modified === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['invoice_id'], message: 'indique la factura que modifica: invoice_id (su id en Sello) o modified {numero, issue_date}, uno de los dos' });
+  }
+});
+
 export type InvoiceBody = z.infer<typeof invoiceBodySchema>;
+export type DebitNoteBody = z.infer<typeof debitNoteBodySchema>;
 export type CreditNoteBody = z.infer<typeof creditNoteBodySchema>;
 /** The fields compute-invoice.ts reads: an invoice's or a note's, with or without payments. */
 export type SaleBody = Omit<InvoiceBody, 'payments'> & { payments?: InvoiceBody['payments'] | undefined };

@@ -133,6 +133,37 @@ export interface ComputedCreditNote extends Omit<ComputedInvoice, 'payments' | '
   reason: string;
 }
 
+/** One reason of a debit note (`motivo`: razon, valor) and the taxes on it. */
+export interface DebitReason {
+  reason: string;
+  /** Two decimals: the amount before taxes. */
+  amount: Decimal;
+  taxes: TaxAmount[];
+}
+
+/**
+ * A debit note as Sello computed it (notaDebito 1.0.0): what is charged on top of an invoice
+ * (interest, collection costs…) as reasons with their taxes, the totals, optional payments and
+ * the document it modifies. `grandTotal` is the XML's valorTotal.
+ */
+export interface ComputedDebitNote {
+  issueDate: string;
+  establishment: string;
+  emissionPoint: string;
+  currency: 'USD';
+  customer: Customer;
+  reasons: DebitReason[];
+  /** Sum of the reasons' amounts (`totalSinImpuestos`). */
+  totalWithoutTaxes: Decimal;
+  /** One entry per tax and rate (`impuestos`). */
+  taxTotals: TaxAmount[];
+  /** `valorTotal`. */
+  grandTotal: Decimal;
+  payments: Payment[];
+  additionalInfo: Array<{ name: string; value: string }>;
+  modified: ModifiedDocument;
+}
+
 /** The number Sello gave a document, and its access key. */
 export interface Numbering {
   ambiente: Ambiente;

@@ -1,9 +1,9 @@
 /**
  * The SRI's words a RIDE prints: names of the formas de pago, the legends of the RIMPE regime,
  * the rows of the totals block. Pure mappings from the invoice model (facturas and notas de
- * crédito alike).
+ * crédito and débito alike).
  */
-import type { ComputedCreditNote, ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
 import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
 
 /** SRI "Ficha técnica", tabla 24 (formas de pago), the names as the SRI writes them. */
@@ -56,11 +56,12 @@ function sumOf(taxes: readonly TaxAmount[], field: 'baseImponible' | 'valor'): s
 
 /**
  * The totals block of the RIDE, top to bottom: a subtotal per IVA rate the document uses, then
- * 0 %, no objeto and exento (always shown, 0.00 when unused), subtotal sin impuestos, descuento,
- * ICE, the IVA per rate, IRBPNR when present, propina (a factura's only: a nota de crédito has
- * none) and the total (a nota de crédito's valorModificacion).
+ * 0 %, no objeto and exento (always shown, 0.00 when unused), subtotal sin impuestos, descuento
+ * (not a nota de débito's: it has no discounts), ICE, the IVA per rate, IRBPNR when present,
+ * propina (a factura's only: the notas have none) and the total (a nota de crédito's
+ * valorModificacion, a nota de débito's valorTotal).
  */
-export function totalsRows(doc: ComputedInvoice | ComputedCreditNote): TotalsRow[] {
+export function totalsRows(doc: ComputedInvoice | ComputedCreditNote | ComputedDebitNote): TotalsRow[] {
   const iva = doc.taxTotals.filter((t) => t.codigo === IVA);
   const rated = iva.filter((t) => ![IVA_ZERO, IVA_NO_OBJETO, IVA_EXENTO].includes(t.codigoPorcentaje));
   const withCode = (code: string): TaxAmount[] => iva.filter((t) => t.codigoPorcentaje === code);
@@ -72,7 +73,7 @@ export function totalsRows(doc: ComputedInvoice | ComputedCreditNote): TotalsRow
     { label: 'SUBTOTAL NO OBJETO DE IVA', value: sumOf(withCode(IVA_NO_OBJETO), 'baseImponible') },
     { label: 'SUBTOTAL EXENTO DE IVA', value: sumOf(withCode(IVA_EXENTO), 'baseImponible') },
     { label: 'SUBTOTAL SIN IMPUESTOS', value: formatDecimal(doc.totalWithoutTaxes) },
-    { label: 'TOTAL DESCUENTO', value: formatDecimal(doc.totalDiscount) },
+    ...('totalDiscount' in doc ? [{ label: 'TOTAL DESCUENTO', value: formatDecimal(doc.totalDiscount) }] : []),
     { label: 'ICE', value: sumOf(ice, 'valor') },
     ...rated.map((t) => ({ label: `IVA ${formatRate(t.tarifa)}%`, value: formatDecimal(t.valor) })),
   ];

@@ -1,17 +1,19 @@
 /**
- * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura or nota de
- * crédito, as the PDF a customer receives (CONTRACT §15 "Downloads"), laid out like the SRI's own:
- * the issuer on the left and the document (RUC, its name and number, authorization, ambiente,
- * emisión, access key as Code 128 and as text) on the right; the buyer, and for a nota de crédito
- * the factura it modifies and why; the lines; additional information and (a factura's) payments
- * beside the totals. A4, as many pages as the lines need (the table header repeated, "Página i de n").
+ * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, nota de
+ * crédito or nota de débito, as the PDF a customer receives (CONTRACT §15 "Downloads"), laid out
+ * like the SRI's own: the issuer on the left and the document (RUC, its name and number,
+ * authorization, ambiente, emisión, access key as Code 128 and as text) on the right; the buyer,
+ * and for a nota the factura it modifies (and a nota de crédito's reason); the lines, or a nota de
+ * débito's reasons with their values; additional information and payments (a factura's, and a
+ * nota de débito's when it has them) beside the totals. A4, as many pages as the table needs (its
+ * header repeated, "Página i de n").
  *
  * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
  * date's), never the clock's.
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { comprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
-import type { Authorization, ComputedCreditNote, ComputedInvoice, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
+import type { Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
 import { drawCode128 } from './ride-barcode.js';
 import { paymentMethodName, rimpeLegend, totalsRows } from './ride-labels.js';
 import {
@@ -31,11 +33,13 @@ import {
 } from './ride-layout.js';
 import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
 
+type RideDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote;
+
 export interface RideData {
-  /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO"); must match `document`'s shape. */
+  /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO", "NOTA DE DÉBITO"); must match `document`'s shape. */
   kind: ComprobanteKind;
   issuer: Issuer;
-  document: ComputedInvoice | ComputedCreditNote;
+  document: RideDocument;
   numbering: Numbering;
   /** Absent until the SRI authorizes the document: the RIDE then says "PENDIENTE". */
   authorization?: Authorization | undefined;
@@ -60,8 +64,8 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   };
   const { document } = data;
   const title = comprobanteDefinition(data.kind).title;
-  // A nota de crédito printed as a factura (or the reverse) would be a false document: refuse.
-  if ((data.kind === 'credit_note') !== 'modified' in document) {
+  // A nota printed as a factura (or any other swap) would be a false document: refuse.
+  if (data.kind !== shapeKind(document)) {
     throw new Error(`los datos no son los de ${comprobanteDefinition(data.kind).named}`);
   }
   setMetadata(doc, data, title);
@@ -81,32 +85,18 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   buyer.draw(flow.page, MARGIN, flow.y);
   flow.y -= buyer.height + GAP;
 
-  // A nota de crédito names what it modifies in a box of its own under the buyer's, as the SRI's
-  // RIDEs do. A long reason makes the box taller; page 1 still has the room (the reason is at
-  // most 300 characters in the XSD).
+  // A nota names what it modifies in a box of its own under the buyer's, as the SRI's RIDEs do.
+  // A nota de crédito's long reason makes the box taller; page 1 still has the room (the reason
+  // is at most 300 characters in the XSD). A nota de débito's reasons are its table, not this box.
   if ('modified' in document) {
-    const modification = boxed((w) => layoutBlock(modificationItems(document, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD);
+    const reason = 'reason' in document ? document.reason : null;
+    const modification = boxed((w) => layoutBlock(modificationItems(document.modified, reason, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD);
     modification.draw(flow.page, MARGIN, flow.y);
     flow.y -= modification.height + GAP;
   }
 
-  // The lines, their header again on every page they reach.
-  const header = layoutRow(LINE_HEADERS.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), LINE_COLUMNS, fonts, HEADER_SIZE);
-  const rows = document.lines.map((l) =>
-    layoutRow(
-      [
-        { text: l.code },
-        { text: formatDecimal(l.quantity) },
-        { text: l.description },
-        { text: formatDecimal(l.unitPrice) },
-        { text: formatDecimal(l.discount) },
-        { text: formatDecimal(l.subtotal) },
-      ],
-      LINE_COLUMNS,
-      fonts,
-      BODY_SIZE,
-    ),
-  );
+  // The lines (a nota de débito's reasons), their header again on every page they reach.
+  const { header, rows } = detailTable(document, fonts);
   const continuation = continuationHeader(data, title, fonts);
   // Never the header alone at the foot of page 1.
   flow.ensure(header.height + Math.min(rows[0]?.height ?? 0, 200));
@@ -118,7 +108,7 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   flow.flowRows([header, ...rows], MARGIN);
   flow.y -= GAP;
 
-  // Totals on the right, in one piece; additional information and payments (a factura's) flow on the left.
+  // Totals on the right, in one piece; additional information and payments flow on the left.
   flow.onNewPage = (f) => {
     continuation.draw(f.page, MARGIN, f.y);
     f.y -= continuation.height + GAP;
@@ -145,6 +135,12 @@ export async function renderRide(data: RideData): Promise<Buffer> {
 
 // ---------------------------------------------------------------------------------------------
 
+/** The kind `document`'s shape says it is: only a nota de débito has reasons, and of the others only a nota de crédito names what it modifies. */
+function shapeKind(document: RideDocument): ComprobanteKind {
+  if ('reasons' in document) return 'debit_note';
+  return 'modified' in document ? 'credit_note' : 'invoice';
+}
+
 const LINE_HEADERS = ['Cód. Principal', 'Cant.', 'Descripción', 'Precio Unitario', 'Descuento', 'Precio Total'];
 const LINE_COLUMNS: Column[] = (() => {
   const fixed: Column[] = [
@@ -158,6 +154,14 @@ const LINE_COLUMNS: Column[] = (() => {
   fixed[2]!.width = CONTENT_WIDTH - fixed.reduce((w, c) => w + c.width, 0);
   return fixed;
 })();
+
+/** A nota de débito's table, headed as the SRI's RIDE heads it. */
+const REASON_HEADERS = ['RAZÓN DE LA MODIFICACIÓN', 'VALOR DE LA MODIFICACIÓN'];
+const REASON_VALUE_WIDTH = 120;
+const REASON_COLUMNS: Column[] = [
+  { width: CONTENT_WIDTH - REASON_VALUE_WIDTH, align: 'left' },
+  { width: REASON_VALUE_WIDTH, align: 'right' },
+];
 
 const TOTALS_WIDTH = 215;
 const TOTAL_COLUMNS: Column[] = [
@@ -175,7 +179,7 @@ const PAYMENT_COLUMNS: Column[] = [
   { width: 70, align: 'center' },
 ];
 
-function issuerItems(issuer: Issuer, document: ComputedInvoice | ComputedCreditNote): BlockItem[] {
+function issuerItems(issuer: Issuer, document: RideDocument): BlockItem[] {
   const field = (label: string, value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth: 105, gap: 3 });
   const establishment = issuer.establishments.find((e) => e.code === document.establishment);
   const items: BlockItem[] = [{ kind: 'text', text: issuer.razon_social, bold: true, size: 11 }];
@@ -217,7 +221,7 @@ function documentItems(data: RideData, title: string, fonts: Fonts): BlockItem[]
   ];
 }
 
-function buyerItems(document: ComputedInvoice | ComputedCreditNote): BlockItem[] {
+function buyerItems(document: RideDocument): BlockItem[] {
   const { customer } = document;
   const field = (label: string, value: string, labelWidth = 100): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth });
   const items: BlockItem[] = [
@@ -229,27 +233,60 @@ function buyerItems(document: ComputedInvoice | ComputedCreditNote): BlockItem[]
   return items;
 }
 
-/** The SRI's name of the document a nota de crédito modifies, by its codDoc. */
+/** The SRI's name of the document a nota modifies, by its codDoc. */
 const MODIFIED_TITLES: Record<ModifiedDocument['codDoc'], string> = {
   '01': comprobanteDefinition('invoice').title,
 };
 
-/** What a nota de crédito modifies and why, the labels as the SRI's RIDE writes them. */
-function modificationItems(note: ComputedCreditNote, fonts: Fonts): BlockItem[] {
+/**
+ * What a nota modifies and, for a nota de crédito, why (`reason`; null for a nota de débito,
+ * whose reasons are its table), the labels as the SRI's RIDE writes them.
+ */
+function modificationItems(modified: ModifiedDocument, reason: string | null, fonts: Fonts): BlockItem[] {
   const labels = ['Comprobante que se modifica:', 'Fecha Emisión (Comprobante a modificar):', 'Razón de Modificación:'] as const;
   // Each label on one line, the values aligned after the widest (a long reason wraps beside it).
   const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
   const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
-  const { modified } = note;
-  return [
+  const items = [
     field('Comprobante que se modifica:', `${MODIFIED_TITLES[modified.codDoc]} ${modified.numero}`),
     field('Fecha Emisión (Comprobante a modificar):', formatDate(modified.issueDate)),
-    field('Razón de Modificación:', note.reason),
   ];
+  if (reason !== null) items.push(field('Razón de Modificación:', reason));
+  return items;
 }
 
-/** The rows beside the totals: "Información Adicional" and a factura's formas de pago. */
-function sideRows(document: ComputedInvoice | ComputedCreditNote, fonts: Fonts): Row[] {
+/** The body table's header and rows: a nota de débito's reasons and their values, or the lines of the others. */
+function detailTable(document: RideDocument, fonts: Fonts): { header: Row; rows: Row[] } {
+  const header = (texts: readonly string[], columns: readonly Column[]): Row =>
+    layoutRow(texts.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), columns, fonts, HEADER_SIZE);
+  if ('reasons' in document) {
+    return {
+      header: header(REASON_HEADERS, REASON_COLUMNS),
+      rows: document.reasons.map((r) => layoutRow([{ text: r.reason }, { text: formatDecimal(r.amount) }], REASON_COLUMNS, fonts, BODY_SIZE)),
+    };
+  }
+  return {
+    header: header(LINE_HEADERS, LINE_COLUMNS),
+    rows: document.lines.map((l) =>
+      layoutRow(
+        [
+          { text: l.code },
+          { text: formatDecimal(l.quantity) },
+          { text: l.description },
+          { text: formatDecimal(l.unitPrice) },
+          { text: formatDecimal(l.discount) },
+          { text: formatDecimal(l.subtotal) },
+        ],
+        LINE_COLUMNS,
+        fonts,
+        BODY_SIZE,
+      ),
+    ),
+  };
+}
+
+/** The rows beside the totals: "Información Adicional" and the formas de pago (a factura's, a nota de débito's; a nota de crédito has none). */
+function sideRows(document: RideDocument, fonts: Fonts): Row[] {
   const rows: Row[] = [];
   if (document.additionalInfo.length > 0) {
     rows.push(layoutRow([{ text: 'Información Adicional', bold: true, fill: true, span: 2, align: 'center' }], INFO_COLUMNS, fonts, HEADER_SIZE));

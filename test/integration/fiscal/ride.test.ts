@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COD_DOC, accessKeyFor } from '../../../core/fiscal/sri/access-key.js';
-import type { ComputedCreditNote, Numbering } from '../../../core/fiscal/sri/invoice-model.js';
+import type { ComputedCreditNote, ComputedDebitNote, DebitReason, Numbering } from '../../../core/fiscal/sri/invoice-model.js';
 import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
 import { qpdfCheck } from '../../helpers/pdf-tools.js';
 import { SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
@@ -102,8 +102,82 @@ function creditNoteData(document: ComputedCreditNote = sampleCreditNote()): Ride
   return rideData({ kind: 'credit_note', document, numbering, authorization: sampleAuthorization(numbering) });
 }
 
+/** IVA 15 % and 0 % of a nota de débito's reasons and totals (codigo 2; codigoPorcentaje 4 and 0). */
+const IVA_15 = { type: 'ec-iva-15', codigo: '2', codigoPorcentaje: '4', tarifa: '15' } as const;
+const IVA_0 = { type: 'ec-iva-0', codigo: '2', codigoPorcentaje: '0', tarifa: '0' } as const;
+
+/**
+ * A nota de débito on the factura 001-001-000000012, written by hand: interest at 0 % and
+ * collection costs at 15 % (2.3475 → 2.35), 16.31 + 2.35 = 18.66, paid in cash.
+ */
+function sampleDebitNote(): ComputedDebitNote {
+  const { customer, additionalInfo } = sampleInvoice(1);
+  return {
+    issueDate: SAMPLE_ISSUE_DATE,
+    establishment: '001',
+    emissionPoint: '001',
+    currency: 'USD',
+    customer,
+    reasons: [
+      { reason: 'Intereses por mora', amount: '0.66', taxes: [{ ...IVA_0, baseImponible: '0.66', valor: '0.00' }] },
+      { reason: 'Gastos de cobranza', amount: '15.65', taxes: [{ ...IVA_15, baseImponible: '15.65', valor: '2.35' }] },
+    ],
+    totalWithoutTaxes: '16.31',
+    taxTotals: [
+      { ...IVA_15, baseImponible: '15.65', valor: '2.35' },
+      { ...IVA_0, baseImponible: '0.66', valor: '0.00' },
+    ],
+    grandTotal: '18.66',
+    payments: [{ method: '01', amount: '18.66' }],
+    additionalInfo,
+    modified: { codDoc: '01', numero: '001-001-000000012', issueDate: '2025-03-10', documentId: null },
+  };
+}
+
+const LONG_DEBIT_REASON =
+  'Recargo por reposición de mercadería entregada fuera de plazo: transporte adicional desde la bodega de Guayaquil, ' +
+  'seguro de la carga y maniobras de descarga, según la cláusula 7 del contrato de suministro firmado el 3 de enero de 2025';
+
+/** Reason n (1-based) of a long nota de débito: every seventh one long enough to wrap. */
+function debitReasonText(n: number): string {
+  return n % 7 === 0 ? `${LONG_DEBIT_REASON} (razón ${n})` : `Intereses por mora de la cuota ${n}`;
+}
+
+/** A nota de débito of `count` reasons of 1.00 each at IVA 0 %, without payments. */
+function longDebitNote(count: number): ComputedDebitNote {
+  const reasons: DebitReason[] = Array.from({ length: count }, (_, i) => ({
+    reason: debitReasonText(i + 1),
+    amount: '1.00',
+    taxes: [{ ...IVA_0, baseImponible: '1.00', valor: '0.00' }],
+  }));
+  const total = `${count}.00`;
+  return { ...sampleDebitNote(), reasons, totalWithoutTaxes: total, taxTotals: [{ ...IVA_0, baseImponible: total, valor: '0.00' }], grandTotal: total, payments: [] };
+}
+
+/** A nota de débito's numbering: codDoc 05 in its access key. */
+function debitNoteNumbering(): Numbering {
+  const secuencial = '000000078';
+  const accessKey = accessKeyFor({
+    issueDate: SAMPLE_ISSUE_DATE,
+    codDoc: COD_DOC.notaDebito,
+    ruc: SAMPLE_RUC,
+    ambiente: 1,
+    establishment: '001',
+    emissionPoint: '001',
+    secuencial,
+    numericCode: '12345678',
+  });
+  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
+}
+
+function debitNoteData(document: ComputedDebitNote = sampleDebitNote()): RideData {
+  const numbering = debitNoteNumbering();
+  return rideData({ kind: 'debit_note', document, numbering, authorization: sampleAuthorization(numbering) });
+}
+
 describe('renderRide: a three-line invoice', () => {
-  const data = rideData();
+  const invoice = sampleInvoice(3);
+  const data = rideData({ document: invoice });
   let pdf: Buffer;
   let text: string;
   beforeAll(async () => {
@@ -153,7 +227,7 @@ describe('renderRide: a three-line invoice', () => {
   });
 
   it('prints every line with its amounts', () => {
-    for (const line of data.document.lines) {
+    for (const line of invoice.lines) {
       expect(text).toContain(line.description);
       expect(text).toMatch(new RegExp(`${line.code}\\s+\\d+\\.\\d{2}\\s+.*${line.subtotal.replace('.', '\\.')}`));
     }
@@ -224,7 +298,8 @@ describe('renderRide: before authorization, in production, for a RIMPE issuer', 
 });
 
 describe('renderRide: 120 lines', () => {
-  const data = rideData({ document: sampleInvoice(120) });
+  const invoice = sampleInvoice(120);
+  const data = rideData({ document: invoice });
   let pdf: Buffer;
   let pages: number;
   beforeAll(async () => {
@@ -239,7 +314,7 @@ describe('renderRide: 120 lines', () => {
       const text = await pdfText(pdf, 'layout', p);
       expect(text).toContain(`Página ${p} de ${pages}`);
       expect(text).toContain('001-001-000000123');
-      const here = data.document.lines.filter((l) => text.includes(`(línea ${l.code.slice(1).replace(/^0+/, '')})`)).length;
+      const here = invoice.lines.filter((l) => text.includes(`(línea ${l.code.slice(1).replace(/^0+/, '')})`)).length;
       if (here > 0) expect(text).toMatch(/Cód\. Principal\s+Cant\.\s+Descripción\s+Precio Unitario\s+Descuento\s+Precio Total/);
       if (p > 1) expect(text).toContain(`Clave de acceso: ${data.numbering.accessKey}`);
       linesSeen += here;
@@ -399,5 +474,139 @@ describe('renderRide: a credit note', () => {
     const invoice = await pdfText(await renderRide(rideData()));
     expect(invoice).not.toContain('Comprobante que se modifica');
     expect(invoice).not.toContain('Razón de Modificación');
+  });
+});
+
+describe('renderRide: a debit note', () => {
+  const data = debitNoteData();
+  let pdf: Buffer;
+  let text: string;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    text = await pdfText(pdf);
+  });
+
+  it('is titled NOTA DE DÉBITO with its number, in the document box, the footer and the metadata', async () => {
+    expect(text).toContain('NOTA DE DÉBITO');
+    expect(text).toContain('No. 001-001-000000078');
+    expect(text).toContain('NOTA DE DÉBITO 001-001-000000078'); // the footer
+    expect(occurrences(text, 'FACTURA')).toBe(1); // only the factura it modifies
+    expect(text).not.toContain('NOTA DE CRÉDITO');
+    const info = await withPdf(pdf, async (file) => (await run('pdfinfo', [file])).stdout);
+    expect(info).toMatch(/^Title:\s+NOTA DE DÉBITO 001-001-000000078$/m);
+  });
+
+  it('carries its access key (codDoc 05) as a Code 128 that zbar reads back exactly', async () => {
+    expect(data.numbering.accessKey).toMatch(/^\d{8}05\d{39}$/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('names the factura it modifies and its date after the buyer, without a single reason', async () => {
+    expect(text).toMatch(/Comprobante que se modifica:\s+FACTURA 001-001-000000012/);
+    expect(text).toMatch(/Fecha Emisión \(Comprobante a modificar\):\s+10\/03\/2025/);
+    expect(text).not.toContain('Razón de Modificación');
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(raw.indexOf('Comprobante que se modifica')).toBeGreaterThan(raw.indexOf('Correo electrónico'));
+    expect(raw.indexOf('Comprobante que se modifica')).toBeLessThan(raw.indexOf('RAZÓN DE LA MODIFICACIÓN'));
+  });
+
+  it('prints its reasons and their values instead of lines', () => {
+    expect(text).toMatch(/RAZÓN DE LA MODIFICACIÓN\s+VALOR DE LA MODIFICACIÓN/);
+    expect(text).toMatch(/Intereses por mora\s+0\.66/);
+    expect(text).toMatch(/Gastos de cobranza\s+15\.65/);
+    expect(text).not.toContain('Cód. Principal');
+    expect(text).not.toContain('Precio Unitario');
+  });
+
+  it('prints the totals ending in VALOR TOTAL, without TOTAL DESCUENTO or PROPINA', async () => {
+    for (const [label, value] of [
+      ['SUBTOTAL 15%', '15.65'],
+      ['SUBTOTAL 0%', '0.66'],
+      ['SUBTOTAL NO OBJETO DE IVA', '0.00'],
+      ['SUBTOTAL EXENTO DE IVA', '0.00'],
+      ['SUBTOTAL SIN IMPUESTOS', '16.31'],
+      ['ICE', '0.00'],
+      ['IVA 15%', '2.35'],
+      ['VALOR TOTAL', '18.66'],
+    ]) {
+      expect(text).toMatch(new RegExp(`${label}\\s+${value}`));
+    }
+    expect(text).not.toContain('PROPINA');
+    expect(text).not.toContain('TOTAL DESCUENTO');
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(raw).toContain('SUBTOTAL SIN IMPUESTOS 16.31 ICE 0.00 IVA 15% 2.35 VALOR TOTAL 18.66');
+  });
+
+  it('prints its payments and additional information as an invoice does', () => {
+    expect(text).toMatch(/Forma de pago\s+Valor\s+Plazo/);
+    expect(text).toMatch(/01 - SIN UTILIZACIÓN DEL SISTEMA\s+18\.66/);
+    expect(text).toContain('Información Adicional');
+    expect(text).toMatch(/Observación\s+Entrega en la bodega de Guayaquil/);
+  });
+
+  it('is one A4 page that qpdf finds sound', async () => {
+    expect(await pageCount(pdf)).toBe(1);
+    expect(text).toContain('Página 1 de 1');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+
+  it('is refused when the kind and the document disagree', async () => {
+    await expect(renderRide(rideData({ kind: 'debit_note' }))).rejects.toThrow('los datos no son los de la nota de débito');
+    await expect(renderRide({ ...creditNoteData(), kind: 'debit_note' })).rejects.toThrow('los datos no son los de la nota de débito');
+    await expect(renderRide({ ...debitNoteData(), kind: 'credit_note' })).rejects.toThrow('los datos no son los de la nota de crédito');
+    await expect(renderRide({ ...debitNoteData(), kind: 'invoice' })).rejects.toThrow('los datos no son los de la factura');
+  });
+});
+
+describe('renderRide: a debit note of 90 reasons', () => {
+  const document = longDebitNote(90);
+  const data = debitNoteData(document);
+  let pdf: Buffer;
+  let pages: number;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    pages = await pageCount(pdf);
+  });
+
+  it('runs over numbered pages, each with the reasons header while reasons go on, naming itself', async () => {
+    expect(pages).toBeGreaterThanOrEqual(2);
+    let reasonsSeen = 0;
+    for (let p = 1; p <= pages; p++) {
+      const text = await pdfText(pdf, 'layout', p);
+      expect(text).toContain(`Página ${p} de ${pages}`);
+      expect(text).toContain('NOTA DE DÉBITO 001-001-000000078'); // the footer
+      const here = document.reasons.filter((_, i) => new RegExp(`(cuota|razón) ${i + 1}\\b`).test(text)).length;
+      if (here > 0) expect(text).toMatch(/RAZÓN DE LA MODIFICACIÓN\s+VALOR DE LA MODIFICACIÓN/);
+      if (p > 1) {
+        expect(text).toContain('NOTA DE DÉBITO No. 001-001-000000078');
+        expect(text).toContain(`Clave de acceso: ${data.numbering.accessKey}`);
+      }
+      reasonsSeen += here;
+    }
+    expect(reasonsSeen).toBe(90);
+    expect(await readBarcodes(pdf, 1)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('prints each reason once, in order, long ones wrapped, and the totals after the last one', async () => {
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    let from = 0;
+    for (let n = 1; n <= 90; n++) {
+      const reason = `${debitReasonText(n)} 1.00`; // the value after it: "cuota 1" is also the start of "cuota 10"
+      expect(occurrences(raw, reason), reason).toBe(1);
+      const at = raw.indexOf(reason);
+      expect(at).toBeGreaterThan(from);
+      from = at;
+    }
+    expect(await pdfText(pdf)).not.toContain(LONG_DEBIT_REASON); // more than one line
+    expect(raw.indexOf('VALOR TOTAL')).toBeGreaterThan(from);
+    const last = await pdfText(pdf, 'layout', pages);
+    expect(last).toMatch(/VALOR TOTAL\s+90\.00/);
+  });
+
+  it('prints no payments when it has none, and qpdf finds the file sound', async () => {
+    expect(await pdfText(pdf)).not.toContain('Forma de pago');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
   });
 });

@@ -177,6 +177,27 @@ describe('totalsRows', () => {
   });
 });
 
+describe('totalsRows of a nota de débito', () => {
+  it('has neither TOTAL DESCUENTO nor PROPINA, and closes with its valorTotal', () => {
+    const { lines: _lines, totalDiscount: _discount, tip: _tip, ...invoice } = sampleInvoice(1);
+    const rows = totalsRows({
+      ...invoice,
+      reasons: [{ reason: 'Intereses por mora', amount: '20.74', taxes: invoice.taxTotals }],
+      modified: { codDoc: '01', numero: '001-001-000000012', issueDate: '2025-03-10', documentId: null },
+    });
+    expect(rows.map((r) => `${r.label}=${r.value}`)).toEqual([
+      'SUBTOTAL 15%=20.74',
+      'SUBTOTAL 0%=0.00',
+      'SUBTOTAL NO OBJETO DE IVA=0.00',
+      'SUBTOTAL EXENTO DE IVA=0.00',
+      'SUBTOTAL SIN IMPUESTOS=20.74',
+      'ICE=0.00',
+      'IVA 15%=3.11',
+      'VALOR TOTAL=23.85',
+    ]);
+  });
+});
+
 describe('code128Widths', () => {
   it('encodes a 49-digit key as start, 24 digit pairs in set C, a switch for the last digit, check and stop', () => {
     const widths = code128Widths(sampleNumbering().accessKey);

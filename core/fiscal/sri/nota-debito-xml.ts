@@ -1,0 +1,52 @@
+/**
+ * The notaDebito 1.0.0 XML of a computed debit note (SRI's NotaDebito_V1.0.0.xsd), unsigned, in
+ * the manner of the factura (factura-xml.ts, xml-parts.ts).
+ *
+ * What the XSD makes different: no `detalles`; the charges are `motivos` (razon, valor) after
+ * `infoNotaDebito`, which carries the modified document, `impuestos` (with `tarifa`),
+ * `valorTotal` and the optional `pagos`.
+ */
+import { COD_DOC } from './access-key.js';
+import { infoAdicionalOf } from './factura-xml.js';
+import type { ComputedDebitNote, Issuer, Numbering } from './invoice-model.js';
+import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, text } from './xml-parts.js';
+
+/**
+ * The unsigned notaDebito 1.0.0 of `note`, issued by `issuer` with `numbering`.
+ *
+ * @example
+ *   const xml = buildNotaDebitoXml(issuer, note, numbering);
+ *   // <?xml version="1.0" encoding="UTF-8"?><notaDebito id="comprobante" version="1.0.0"><infoTributaria>…
+ */
+export function buildNotaDebitoXml(issuer: Issuer, note: ComputedDebitNote, numbering: Numbering): Buffer {
+  const series = { codDoc: COD_DOC.notaDebito, issueDate: note.issueDate, establishment: note.establishment, emissionPoint: note.emissionPoint };
+  const { xml: infoTributariaXml, establishment } = infoTributaria(issuer, series, numbering);
+  invariant(note.reasons.length > 0 && note.taxTotals.length > 0, 'every debit note has reasons and taxes');
+  invariant(/^\d{3}-\d{3}-\d{9}$/.test(note.modified.numero), 'the modified document number must be 000-000-000000000');
+
+  const { customer } = note;
+  const pagos = note.payments
+    .map((p) => `<pago>${el('formaPago', p.method)}${el('total', p.amount)}${el('plazo', p.term)}${el('unidadTiempo', p.unit)}</pago>`)
+    .join('');
+  const infoNotaDebito =
+    '<infoNotaDebito>' +
+    el('fechaEmision', fecha(note.issueDate)) +
+    el('dirEstablecimiento', text(establishment.address, 300, 'establishment address')) +
+    el('tipoIdentificacionComprador', customer.idTypeCode) +
+    el('razonSocialComprador', text(customer.name, 300, 'customer name')) +
+    el('identificacionComprador', text(customer.taxId, 20, 'customer id')) +
+    el('contribuyenteEspecial', issuer.contribuyente_especial) +
+    el('obligadoContabilidad', issuer.obligado_contabilidad ? 'SI' : 'NO') +
+    el('codDocModificado', note.modified.codDoc) +
+    el('numDocModificado', note.modified.numero) +
+    el('fechaEmisionDocSustento', fecha(note.modified.issueDate)) +
+    el('totalSinImpuestos', note.totalWithoutTaxes) +
+    `<impuestos>${note.taxTotals.map(impuesto).join('')}</impuestos>` +
+    el('valorTotal', note.grandTotal) +
+    (pagos ? `<pagos>${pagos}</pagos>` : '') +
+    '</infoNotaDebito>';
+
+  const motivos = `<motivos>${note.reasons.map((r) => `<motivo>${el('razon', text(r.reason, 300, 'razon'))}${el('valor', r.amount)}</motivo>`).join('')}</motivos>`;
+
+  return comprobante('notaDebito', '1.0.0', `${infoTributariaXml}${infoNotaDebito}${motivos}${infoAdicional(infoAdicionalOf(note))}`);
+}
