@@ -5,7 +5,7 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ModifiedDocument, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ModifiedDocument, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
@@ -103,4 +103,15 @@ export function debitNoteView(document: DocumentView, submission: FiscalSubmissi
 /** `GET /api/v1/credit-notes/:id`: as invoiceView, under `credit_note`. */
 export function creditNoteView(document: DocumentView, submission: FiscalSubmissionsTable) {
   return { ...document, credit_note: creditNoteJson(JSON.parse(submission.computed) as ComputedCreditNote), sri: submissionJson(submission) };
+}
+
+/** The computed purchase settlement as the API shows it: an invoice's fields, the party under `supplier`, no tip. */
+export function purchaseSettlementJson(settlement: ComputedPurchaseSettlement) {
+  const { customer, tip: _tip, ...sale } = invoiceJson({ ...settlement, customer: settlement.supplier, tip: '0.00' });
+  return { ...sale, supplier: customer };
+}
+
+/** `GET /api/v1/purchase-settlements/:id`: as invoiceView, under `purchase_settlement`. */
+export function purchaseSettlementView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, purchase_settlement: purchaseSettlementJson(JSON.parse(submission.computed) as ComputedPurchaseSettlement), sri: submissionJson(submission) };
 }

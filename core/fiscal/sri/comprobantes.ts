@@ -10,11 +10,12 @@
 import type { docTypes } from '../../documents/index.js';
 import { COD_DOC } from './access-key.js';
 import { buildFacturaXml } from './factura-xml.js';
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, Numbering } from './invoice-model.js';
+import { buildLiquidacionCompraXml } from './liquidacion-compra-xml.js';
 import { buildNotaCreditoXml } from './nota-credito-xml.js';
 import { buildNotaDebitoXml } from './nota-debito-xml.js';
 
-export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note';
+export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note' | 'purchase_settlement';
 
 export interface ComprobanteDefinition {
   kind: ComprobanteKind;
@@ -59,6 +60,16 @@ const DEFINITIONS: Record<ComprobanteKind, ComprobanteDefinition> = {
     title: 'NOTA DE DÉBITO',
     named: 'la nota de débito',
     buildXml: (issuer, computed, numbering) => buildNotaDebitoXml(issuer, computed as ComputedDebitNote, numbering),
+  },
+  purchase_settlement: {
+    kind: 'purchase_settlement',
+    codDoc: COD_DOC.liquidacionCompra,
+    // §6's closest doc_type: a purchase the office's client documents itself.
+    docType: 'purchase_invoice',
+    path: '/api/v1/purchase-settlements',
+    title: 'LIQUIDACIÓN DE COMPRA DE BIENES Y PRESTACIÓN DE SERVICIOS',
+    named: 'la liquidación de compra',
+    buildXml: (issuer, computed, numbering) => buildLiquidacionCompraXml(issuer, computed as ComputedPurchaseSettlement, numbering),
   },
 };
 

@@ -16,8 +16,8 @@
  * does not match the document) throws: a programming error, never the caller's.
  */
 import { COD_DOC } from './access-key.js';
-import type { ComputedInvoice, Issuer, Numbering, TaxAmount } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, text } from './xml-parts.js';
+import type { ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
+import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
 
 export { contribuyenteRimpeOf } from './xml-parts.js';
 
@@ -33,10 +33,6 @@ export function infoAdicionalOf(invoice: Pick<ComputedInvoice, 'customer' | 'add
   return [...fields, ...invoice.additionalInfo];
 }
 
-function totalImpuesto(t: TaxAmount): string {
-  return `<totalImpuesto>${el('codigo', t.codigo)}${el('codigoPorcentaje', t.codigoPorcentaje)}${el('baseImponible', t.baseImponible)}${el('tarifa', t.tarifa)}${el('valor', t.valor)}</totalImpuesto>`;
-}
-
 /**
  * The unsigned factura 2.1.0 of `invoice`, issued by `issuer` with `numbering`.
  *
@@ -50,9 +46,6 @@ export function buildFacturaXml(issuer: Issuer, invoice: ComputedInvoice, number
   invariant(invoice.lines.length > 0 && invoice.lines.every((l) => l.taxes.length > 0), 'every invoice has lines, every line taxes');
 
   const { customer } = invoice;
-  const pagos = invoice.payments
-    .map((p) => `<pago>${el('formaPago', p.method)}${el('total', p.amount)}${el('plazo', p.term)}${el('unidadTiempo', p.unit)}</pago>`)
-    .join('');
   const infoFactura =
     '<infoFactura>' +
     el('fechaEmision', fecha(invoice.issueDate)) +
@@ -65,11 +58,11 @@ export function buildFacturaXml(issuer: Issuer, invoice: ComputedInvoice, number
     el('direccionComprador', customer.address === undefined ? undefined : text(customer.address, 300, 'customer address')) +
     el('totalSinImpuestos', invoice.totalWithoutTaxes) +
     el('totalDescuento', invoice.totalDiscount) +
-    `<totalConImpuestos>${invoice.taxTotals.map(totalImpuesto).join('')}</totalConImpuestos>` +
+    `<totalConImpuestos>${invoice.taxTotals.map(totalImpuestoWithTarifa).join('')}</totalConImpuestos>` +
     el('propina', invoice.tip) +
     el('importeTotal', invoice.grandTotal) +
     el('moneda', 'DOLAR') +
-    (pagos ? `<pagos>${pagos}</pagos>` : '') +
+    pagos(invoice.payments) +
     '</infoFactura>';
 
   const detalles =

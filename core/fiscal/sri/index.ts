@@ -8,7 +8,7 @@
  *   const xml = buildFacturaXml(issuer, computed.ok, numbering);
  *   const answer = await createSriClient().validarComprobante(sriBaseUrl(config, 1), signed);
  */
-export type { Ambiente, Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, DebitReason, ComputedLine, Customer, Decimal, Establishment, Issuer, ModifiedDocument, Numbering, Payment, TaxAmount } from './invoice-model.js';
+export type { Ambiente, Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, DebitReason, ComputedLine, Customer, Decimal, Establishment, Issuer, ModifiedDocument, Numbering, Payment, TaxAmount } from './invoice-model.js';
 export { creditNoteBodySchema, debitNoteBodySchema, invoiceBodySchema, paymentMethods, type CreditNoteBody, type DebitNoteBody, type InvoiceBody } from './invoice-body.js';
 export { computeInvoice, computeSale, ecuadorDate, errorFields, seriesErrors, MAX_ISSUE_AGE_DAYS, type ComputeResult, type FieldError, type InvoiceCatalogs } from './compute-invoice.js';
 export { checkCustomerId, checkIssuerRuc, FINAL_CONSUMER_ID, type IdCheck } from './identification.js';
@@ -16,6 +16,8 @@ export { accessKeyFor, COD_DOC, numeroOf, randomNumericCode, type AccessKeyParts
 export { buildFacturaXml } from './factura-xml.js';
 export { buildNotaCreditoXml } from './nota-credito-xml.js';
 export { buildNotaDebitoXml } from './nota-debito-xml.js';
+export { buildLiquidacionCompraXml } from './liquidacion-compra-xml.js';
+export { purchaseSettlementBodySchema, type PurchaseSettlementBody } from './purchase-settlement-body.js';
 export { COMPROBANTE_KINDS, comprobanteDefinition, isComprobanteKind, type ComprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
 export { renderRide, type RideData } from './ride.js';
 export {

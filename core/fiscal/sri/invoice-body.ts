@@ -45,7 +45,7 @@ export function hasForbiddenCharacter(text: string): boolean {
   return false;
 }
 
-function stringError(example?: string) {
+export function stringError(example?: string) {
   return (issue: { input?: unknown }) => {
     if (issue.input === undefined) return 'es obligatorio';
     if (typeof issue.input === 'number' && example) return `debe ser texto: escriba el número entre comillas, por ejemplo "${example}"`;
@@ -54,7 +54,7 @@ function stringError(example?: string) {
 }
 
 /** A trimmed, non-empty text of at most `max` characters, on one line. */
-function text(max: number) {
+export function text(max: number) {
   return z
     .string({ error: stringError() })
     .trim()
@@ -64,7 +64,7 @@ function text(max: number) {
 }
 
 /** A decimal string: up to 12 integer digits (no leading zeros), a dot and up to `decimals` decimals. */
-function decimal(decimals: number, example: string, what: string) {
+export function decimal(decimals: number, example: string, what: string) {
   const pattern = new RegExp(`^(0|[1-9]\\d{0,11})(\\.\\d{1,${decimals}})?$`);
   return z
     .string({ error: stringError(example) })
@@ -76,7 +76,7 @@ function decimal(decimals: number, example: string, what: string) {
 
 const money = () => decimal(2, '112.50', 'un importe');
 
-const isoDate = z
+export const isoDate = z
   .string({ error: stringError('2026-03-31') })
   .trim()
   .refine((s) => {
@@ -86,17 +86,17 @@ const isoDate = z
   }, 'debe ser una fecha válida AAAA-MM-DD del año 2000 en adelante, por ejemplo 2026-03-31');
 
 /** Three digits, not "000" (estab and ptoEmi). */
-function seriesCode(what: string) {
+export function seriesCode(what: string) {
   return z
     .string({ error: stringError('001') })
     .refine((s) => /^\d{3}$/.test(s) && s !== '000', `debe ser el código de tres dígitos del ${what}, por ejemplo "001"`);
 }
 
-function object<T extends z.core.$ZodLooseShape>(shape: T, example: string) {
+export function object<T extends z.core.$ZodLooseShape>(shape: T, example: string) {
   return z.strictObject(shape, { error: (issue) => (issue.input === undefined ? 'es obligatorio' : `debe ser un objeto ${example}`) });
 }
 
-function list<T extends z.ZodType>(item: T, what: string, max: number) {
+export function list<T extends z.ZodType>(item: T, what: string, max: number) {
   return z
     .array(item, { error: (issue) => (issue.input === undefined ? 'es obligatorio' : `debe ser una lista de ${what}`) })
     .max(max, `admite hasta ${max} elementos`);
@@ -157,7 +157,7 @@ const payment = object(
   '{method, amount, term?, unit?}',
 );
 
-const idType = object(
+export const idType = object(
   {
     type: text(100),
     code: text(10),
@@ -215,7 +215,7 @@ export function saleFields(document: string) {
 }
 
 /** The number of an SRI comprobante, `001-001-000000123`. */
-const sriNumero = z
+export const sriNumero = z
   .string({ error: stringError('001-001-000000123') })
   .trim()
   .refine((s) => /^\d{3}-\d{3}-\d{9}$/.test(s), 'debe ser el número del comprobante, establecimiento-punto-secuencial, por ejemplo "001-001-000000123"');

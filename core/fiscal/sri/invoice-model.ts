@@ -164,6 +164,16 @@ export interface ComputedDebitNote {
   modified: ModifiedDocument;
 }
 
+/**
+ * A liquidación de compra as Sello computed it (liquidacionCompra 1.1.0): the office's client
+ * buys from someone who issues no comprobantes (a person without RUC, a foreigner) and documents
+ * the purchase itself. The lines, taxes, totals and payments of an invoice; the party is the
+ * `supplier` (proveedor), and there is no tip.
+ */
+export interface ComputedPurchaseSettlement extends Omit<ComputedInvoice, 'customer' | 'tip'> {
+  supplier: Customer;
+}
+
 /** The number Sello gave a document, and its access key. */
 export interface Numbering {
   ambiente: Ambiente;

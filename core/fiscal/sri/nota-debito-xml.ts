@@ -9,7 +9,7 @@
 import { COD_DOC } from './access-key.js';
 import { infoAdicionalOf } from './factura-xml.js';
 import type { ComputedDebitNote, Issuer, Numbering } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, text } from './xml-parts.js';
+import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, pagos, text } from './xml-parts.js';
 
 /**
  * The unsigned notaDebito 1.0.0 of `note`, issued by `issuer` with `numbering`.
@@ -25,9 +25,6 @@ export function buildNotaDebitoXml(issuer: Issuer, note: ComputedDebitNote, numb
   invariant(/^\d{3}-\d{3}-\d{9}$/.test(note.modified.numero), 'the modified document number must be 000-000-000000000');
 
   const { customer } = note;
-  const pagos = note.payments
-    .map((p) => `<pago>${el('formaPago', p.method)}${el('total', p.amount)}${el('plazo', p.term)}${el('unidadTiempo', p.unit)}</pago>`)
-    .join('');
   const infoNotaDebito =
     '<infoNotaDebito>' +
     el('fechaEmision', fecha(note.issueDate)) +
@@ -43,7 +40,7 @@ export function buildNotaDebitoXml(issuer: Issuer, note: ComputedDebitNote, numb
     el('totalSinImpuestos', note.totalWithoutTaxes) +
     `<impuestos>${note.taxTotals.map(impuesto).join('')}</impuestos>` +
     el('valorTotal', note.grandTotal) +
-    (pagos ? `<pagos>${pagos}</pagos>` : '') +
+    pagos(note.payments) +
     '</infoNotaDebito>';
 
   const motivos = `<motivos>${note.reasons.map((r) => `<motivo>${el('razon', text(r.reason, 300, 'razon'))}${el('valor', r.amount)}</motivo>`).join('')}</motivos>`;

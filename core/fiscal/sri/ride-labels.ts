@@ -3,7 +3,7 @@
  * the rows of the totals block. Pure mappings from the invoice model (facturas and notas de
  * crédito and débito alike).
  */
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, TaxAmount } from './invoice-model.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, TaxAmount } from './invoice-model.js';
 import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
 
 /** SRI "Ficha técnica", tabla 24 (formas de pago), the names as the SRI writes them. */
@@ -61,7 +61,7 @@ function sumOf(taxes: readonly TaxAmount[], field: 'baseImponible' | 'valor'): s
  * propina (a factura's only: the notas have none) and the total (a nota de crédito's
  * valorModificacion, a nota de débito's valorTotal).
  */
-export function totalsRows(doc: ComputedInvoice | ComputedCreditNote | ComputedDebitNote): TotalsRow[] {
+export function totalsRows(doc: ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement): TotalsRow[] {
   const iva = doc.taxTotals.filter((t) => t.codigo === IVA);
   const rated = iva.filter((t) => ![IVA_ZERO, IVA_NO_OBJETO, IVA_EXENTO].includes(t.codigoPorcentaje));
   const withCode = (code: string): TaxAmount[] => iva.filter((t) => t.codigoPorcentaje === code);

@@ -1,11 +1,11 @@
 /**
  * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, nota de
- * crédito or nota de débito, as the PDF a customer receives (CONTRACT §15 "Downloads"), laid out
- * like the SRI's own: the issuer on the left and the document (RUC, its name and number,
- * authorization, ambiente, emisión, access key as Code 128 and as text) on the right; the buyer,
- * and for a nota the factura it modifies (and a nota de crédito's reason); the lines, or a nota de
- * débito's reasons with their values; additional information and payments (a factura's, and a
- * nota de débito's when it has them) beside the totals. A4, as many pages as the table needs (its
+ * crédito, nota de débito or liquidación de compra, as the PDF a customer receives (CONTRACT §15
+ * "Downloads"), laid out like the SRI's own: the issuer on the left and the document (RUC, its
+ * name and number, authorization, ambiente, emisión, access key as Code 128 and as text) on the
+ * right; the buyer (a liquidación's supplier), and for a nota the factura it modifies (and a nota
+ * de crédito's reason); the lines, or a nota de débito's reasons with their values; additional
+ * information and payments (when the document has them) beside the totals. A4, as many pages as the table needs (its
  * header repeated, "Página i de n").
  *
  * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
@@ -13,7 +13,7 @@
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { comprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
-import type { Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
+import type { Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
 import { drawCode128 } from './ride-barcode.js';
 import { paymentMethodName, rimpeLegend, totalsRows } from './ride-labels.js';
 import {
@@ -33,7 +33,7 @@ import {
 } from './ride-layout.js';
 import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
 
-type RideDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote;
+type RideDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement;
 
 export interface RideData {
   /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO", "NOTA DE DÉBITO"); must match `document`'s shape. */
@@ -135,9 +135,13 @@ export async function renderRide(data: RideData): Promise<Buffer> {
 
 // ---------------------------------------------------------------------------------------------
 
-/** The kind `document`'s shape says it is: only a nota de débito has reasons, and of the others only a nota de crédito names what it modifies. */
+/**
+ * The kind `document`'s shape says it is: only a nota de débito has reasons, only a liquidación
+ * de compra a supplier, and of the others only a nota de crédito names what it modifies.
+ */
 function shapeKind(document: RideDocument): ComprobanteKind {
   if ('reasons' in document) return 'debit_note';
+  if ('supplier' in document) return 'purchase_settlement';
   return 'modified' in document ? 'credit_note' : 'invoice';
 }
 
@@ -222,7 +226,8 @@ function documentItems(data: RideData, title: string, fonts: Fonts): BlockItem[]
 }
 
 function buyerItems(document: RideDocument): BlockItem[] {
-  const { customer } = document;
+  // The party of a liquidación de compra is its proveedor, printed where a factura's buyer is.
+  const customer = 'supplier' in document ? document.supplier : document.customer;
   const field = (label: string, value: string, labelWidth = 100): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth });
   const items: BlockItem[] = [
     { kind: 'pair', leftShare: 0.64, left: field('Razón Social / Nombres y Apellidos:', customer.name, 150), right: field('Identificación:', customer.taxId, 70) },

@@ -10,7 +10,7 @@
  */
 import { accessKeyFor } from './access-key.js';
 import { hasForbiddenCharacter } from './invoice-body.js';
-import type { Establishment, Issuer, Numbering, TaxAmount } from './invoice-model.js';
+import type { Establishment, Issuer, Numbering, Payment, TaxAmount } from './invoice-model.js';
 
 export function escapeText(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -51,6 +51,17 @@ export function contribuyenteRimpeOf(regimen: Issuer['regimen']): string | undef
 /** A line's `impuesto` (the same in every comprobante with lines). */
 export function impuesto(t: TaxAmount): string {
   return `<impuesto>${el('codigo', t.codigo)}${el('codigoPorcentaje', t.codigoPorcentaje)}${el('tarifa', t.tarifa)}${el('baseImponible', t.baseImponible)}${el('valor', t.valor)}</impuesto>`;
+}
+
+/** A `totalImpuesto` with its `tarifa` (factura 2.1.0, liquidacionCompra; the notas' have none). */
+export function totalImpuestoWithTarifa(t: TaxAmount): string {
+  return `<totalImpuesto>${el('codigo', t.codigo)}${el('codigoPorcentaje', t.codigoPorcentaje)}${el('baseImponible', t.baseImponible)}${el('tarifa', t.tarifa)}${el('valor', t.valor)}</totalImpuesto>`;
+}
+
+/** `pagos` with each `pago`, or nothing when there is none (factura, notaDebito, liquidacionCompra). */
+export function pagos(payments: readonly Payment[]): string {
+  if (payments.length === 0) return '';
+  return `<pagos>${payments.map((p) => `<pago>${el('formaPago', p.method)}${el('total', p.amount)}${el('plazo', p.term)}${el('unidadTiempo', p.unit)}</pago>`).join('')}</pagos>`;
 }
 
 /** `infoAdicional` with its campos, or nothing when there is none (at most 15, as every XSD says). */

@@ -55,7 +55,7 @@ export function documentRoutes(store: Store, documents: Documents, issuedBySello
         const { input } = await readFiscalBody(ctx, changeStatusSchema);
         if (issuedBySello(id)) {
           throw new SelloError('validation_failed', {
-            fields: { status: ['este documento lo emitió Sello: su estado lo da el SRI y no se cambia a mano (consulte GET /api/v1/invoices/{id}, /api/v1/credit-notes/{id} o /api/v1/debit-notes/{id})'] },
+            fields: { status: ['este documento lo emitió Sello: su estado lo da el SRI y no se cambia a mano (consulte su recurso: GET /api/v1/invoices/{id}, /api/v1/credit-notes/{id}, /api/v1/debit-notes/{id} o /api/v1/purchase-settlements/{id})'] },
           });
         }
         sendJson(ctx, 200, JSON.stringify({ data: documents.changeStatus(caller, id, input) }));
