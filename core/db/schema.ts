@@ -354,6 +354,8 @@ export interface FiscalSubmissionsTable {
   authorization_xml: string | null;
   /** What put it in `sent`: `RECIBIDA`, or the DEVUELTA code 43, 45 or 70. */
   reception: string | null;
+  /** A credit or debit note's: the Sello id of the invoice it modifies (null for one Sello did not issue, and for other kinds). */
+  modifies_document_id: string | null;
   created_at: string;
   updated_at: string;
 }

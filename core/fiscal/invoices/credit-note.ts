@@ -6,12 +6,11 @@
  * notes sent at once cannot both take the last of it. An invoice Sello did not issue has no
  * balance Sello knows.
  */
-import { sql } from 'kysely';
 import type { Store } from '../../db/index.js';
 import type { BookCaller } from '../../documents/index.js';
 import { comprobanteDefinition, computeSale, type ComputedCreditNote, type CreditNoteBody } from '../sri/index.js';
 import { formatUnits, toUnits } from '../sri/decimal.js';
-import { issueComprobante, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
+import { issueComprobante, saleFacts, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
 import { modifiedInvoice } from './modified-invoice.js';
 
 const cents = (text: string) => toUnits(text, 2);
@@ -24,8 +23,8 @@ function creditedCents(store: Store, invoiceId: string): bigint {
       .selectFrom('fiscal_submissions')
       .innerJoin('documents', 'documents.id', 'fiscal_submissions.document_id')
       .select('documents.grand_total')
+      .where('fiscal_submissions.modifies_document_id', '=', invoiceId)
       .where('fiscal_submissions.kind', '=', 'credit_note')
-      .where(sql<string>`json_extract(fiscal_submissions.computed, '$.modified.documentId')`, '=', invoiceId)
       .where('documents.status', 'not in', ['rejected', 'failed']),
   );
   return rows.reduce((sum, r) => sum + (r.grand_total ? cents(r.grand_total) : 0n), 0n);
@@ -49,7 +48,7 @@ export function prepareCreditNote(store: Store, caller: BookCaller, body: Credit
   }
   const { payments: _payments, tip: _tip, ...sale } = note;
   const creditNote: ComputedCreditNote = { ...sale, modified, reason: body.reason };
-  return { computed: creditNote, warnings: computed.warnings };
+  return { computed: creditNote, facts: saleFacts(creditNote), warnings: computed.warnings };
 }
 
 /** Issues the credit note `input` in the caller's book and environment (issue.ts, `issueComprobante`). */

@@ -9,7 +9,7 @@
 import type { Store } from '../../db/index.js';
 import type { BookCaller } from '../../documents/index.js';
 import { comprobanteDefinition, computeSale, type ComputedDebitNote, type DebitNoteBody, type FieldError } from '../sri/index.js';
-import { issueComprobante, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
+import { issueComprobante, saleFacts, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
 import { modifiedInvoice } from './modified-invoice.js';
 
 /** `lines[2].taxes[0].type` → `reasons[2].taxes[0].type`: the sale's paths in the debit note's words. */
@@ -38,7 +38,7 @@ export function prepareDebitNote(store: Store, caller: BookCaller, body: DebitNo
     additionalInfo: sale.additionalInfo,
     modified: target.modified,
   };
-  return { computed: note, warnings: inReasons(computed.warnings) };
+  return { computed: note, facts: saleFacts(note), warnings: inReasons(computed.warnings) };
 }
 
 /** Issues the debit note `input` in the caller's book and environment (issue.ts, `issueComprobante`). */

@@ -1,10 +1,10 @@
 /**
- * Invoices, credit and debit notes and purchase settlements Sello issues to Ecuador's SRI
- * (CONTRACT §15): issuing one (`issue.ts`: one transaction from the idempotency claim to the
- * submission job; each type's own rules in `credit-note.ts`, `debit-note.ts`,
- * `modified-invoice.ts`, `purchase-settlement.ts`), reading it back with its computed body and its
- * submission, its `autorizacion` XML, and its RIDE for Family A's `/d/{id}` and `/p/{id}`
- * (rendered on a thread of its own, kept for the next download).
+ * The comprobantes Sello issues to Ecuador's SRI (CONTRACT §15: invoices, credit and debit notes,
+ * purchase settlements, remission guides): issuing one (`issue.ts`: one transaction from the
+ * idempotency claim to the submission job; each type's own rules in `credit-note.ts`,
+ * `debit-note.ts`, `modified-invoice.ts`, `purchase-settlement.ts`, `remission-guide.ts`), reading
+ * it back with its computed body and its submission, its `autorizacion` XML, and its RIDE for
+ * Family A's `/d/{id}` and `/p/{id}` (rendered on a thread of its own, kept for the next download).
  *
  * @example
  *   const invoices = createInvoices({ store, documents, catalogs, submissions, rides: createRideThread() });
@@ -14,21 +14,23 @@
 import type { Store } from '../../db/index.js';
 import type { BookCaller, Documents } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedDebitNote, type ComputedInvoice, type ComputedPurchaseSettlement, type CreditNoteBody, type DebitNoteBody, type PurchaseSettlementBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
+import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedDebitNote, type ComputedInvoice, type ComputedPurchaseSettlement, type ComputedRemissionGuide, type CreditNoteBody, type DebitNoteBody, type PurchaseSettlementBody, type RemissionGuideBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
 import { findSubmission, numberingOf, type SubmissionEngine } from '../submissions/index.js';
 import { issueCreditNote } from './credit-note.js';
 import { issueDebitNote } from './debit-note.js';
 import { issuePurchaseSettlement } from './purchase-settlement.js';
+import { issueRemissionGuide } from './remission-guide.js';
 import { issueInvoice, type IssueDeps, type IssueResult } from './issue.js';
 import type { RideThread } from './ride-thread/index.js';
-import { creditNoteView, debitNoteView, invoiceView, purchaseSettlementView } from './view.js';
+import { creditNoteView, debitNoteView, invoiceView, purchaseSettlementView, remissionGuideView } from './view.js';
 
 export { createRideThread, type RideThread } from './ride-thread/index.js';
 export { documentWritesScope, issueInvoice, type IssueResult } from './issue.js';
 export { issueCreditNote } from './credit-note.js';
 export { issueDebitNote } from './debit-note.js';
 export { issuePurchaseSettlement } from './purchase-settlement.js';
-export { creditNoteJson, debitNoteJson, invoiceJson, purchaseSettlementJson } from './view.js';
+export { issueRemissionGuide } from './remission-guide.js';
+export { creditNoteJson, debitNoteJson, invoiceJson, purchaseSettlementJson, remissionGuideJson } from './view.js';
 
 export interface Invoices {
   /**
@@ -44,6 +46,8 @@ export interface Invoices {
   issueDebitNote(caller: BookCaller, input: DebitNoteBody, raw: unknown): Promise<IssueResult>;
   /** Issues (or replays) a purchase settlement (liquidación de compra), as `issue`. */
   issuePurchaseSettlement(caller: BookCaller, input: PurchaseSettlementBody, raw: unknown): Promise<IssueResult>;
+  /** Issues (or replays) a remission guide, as `issue`. */
+  issueRemissionGuide(caller: BookCaller, input: RemissionGuideBody, raw: unknown): Promise<IssueResult>;
   /** The document view, the computed invoice and its submission; 404 unless an invoice Sello issued in the caller's book. */
   get(caller: BookCaller, id: string): ReturnType<typeof invoiceView>;
   /** As `get`, for a credit note. */
@@ -52,6 +56,8 @@ export interface Invoices {
   getDebitNote(caller: BookCaller, id: string): ReturnType<typeof debitNoteView>;
   /** As `get`, for a purchase settlement. */
   getPurchaseSettlement(caller: BookCaller, id: string): ReturnType<typeof purchaseSettlementView>;
+  /** As `get`, for a remission guide. */
+  getRemissionGuide(caller: BookCaller, id: string): ReturnType<typeof remissionGuideView>;
   /** The `autorizacion` XML of a comprobante of `kind`; 404 `not_ready` before authorization. */
   xml(caller: BookCaller, id: string, kind?: ComprobanteKind): string;
   /** The RIDE of an invoice or credit note Sello issued in `environment` (any book: Family A keys are the account's); undefined for other documents. */
@@ -102,6 +108,9 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
     async issuePurchaseSettlement(caller, input, raw) {
       return afterIssue(await store.batch(() => issuePurchaseSettlement(issueDeps(), caller, input, raw)));
     },
+    async issueRemissionGuide(caller, input, raw) {
+      return afterIssue(await store.batch(() => issueRemissionGuide(issueDeps(), caller, input, raw)));
+    },
     get(caller, id) {
       const { view, submission } = issued(caller, id, 'invoice');
       return invoiceView(view, submission);
@@ -118,6 +127,10 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
       const { view, submission } = issued(caller, id, 'purchase_settlement');
       return purchaseSettlementView(view, submission);
     },
+    getRemissionGuide(caller, id) {
+      const { view, submission } = issued(caller, id, 'remission_guide');
+      return remissionGuideView(view, submission);
+    },
     xml(caller, id, kind = 'invoice') {
       issued(caller, id, kind);
       return documents.xml(caller, id);
@@ -133,7 +146,7 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
         const data: RideData = {
           kind: submission.kind,
           issuer: JSON.parse(submission.issuer) as Issuer,
-          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement,
+          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement | ComputedRemissionGuide,
           numbering: numberingOf(submission.access_key),
           authorization:
             doc.status === 'authorized' && doc.authorization?.number && doc.authorization.date

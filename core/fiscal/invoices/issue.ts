@@ -71,10 +71,28 @@ function checkIssuerCertificate(store: Store, certificateId: string, now: Date):
   }
 }
 
-/** What a comprobante's own rules made of a valid body: the document to number, or the fields at fault. */
-export type Prepared =
-  | { computed: { issueDate: string; establishment: string; emissionPoint: string; currency: 'USD'; grandTotal: string }; warnings: FieldError[] }
-  | { errors: FieldError[] };
+/** What numbering a comprobante and its §6 document need of it. */
+export interface DocumentFacts {
+  issueDate: string;
+  establishment: string;
+  emissionPoint: string;
+  currency: 'USD';
+  /** The §6 document's grand_total ("0.00" for a guía de remisión, which moves goods and carries no amounts). */
+  grandTotal: string;
+  /** A note's: the Sello id of the invoice it modifies (its job records it, modified-invoice.ts). */
+  modifies?: string | null | undefined;
+}
+
+/**
+ * What a comprobante's own rules made of a valid body: the computed document (stored as JSON with
+ * its submission; its XML is built from it) and its facts, or the fields at fault.
+ */
+export type Prepared = { computed: object; facts: DocumentFacts; warnings: FieldError[] } | { errors: FieldError[] };
+
+/** The facts of a document with an invoice's header and totals (factura, notas, liquidación). */
+export function saleFacts(doc: Omit<DocumentFacts, 'modifies'> & { modified?: { documentId: string | null } }): DocumentFacts {
+  return { issueDate: doc.issueDate, establishment: doc.establishment, emissionPoint: doc.emissionPoint, currency: doc.currency, grandTotal: doc.grandTotal, modifies: doc.modified?.documentId ?? null };
+}
 
 /**
  * Issues a comprobante of `definition`'s kind (valid against its body schema; `raw` is the JSON
@@ -102,11 +120,11 @@ export function issueComprobante(
     const { issuer, certificateId } = requireIssuer(store, caller.book.id, caller.environment);
     const prepared = prepare(now);
     const refusals: FieldError[] = 'errors' in prepared ? [...prepared.errors] : [];
-    if (!('errors' in prepared)) refusals.unshift(...seriesErrors(issuer, prepared.computed.establishment, prepared.computed.emissionPoint));
+    if (!('errors' in prepared)) refusals.unshift(...seriesErrors(issuer, prepared.facts.establishment, prepared.facts.emissionPoint));
     if (refusals.length > 0 || 'errors' in prepared) throw new SelloError('validation_failed', { fields: errorFields(refusals) });
     checkIssuerCertificate(store, certificateId, now);
 
-    const doc = prepared.computed;
+    const doc = prepared.facts;
     const ambiente = caller.environment === 'live' ? 2 : 1;
     const secuencial = secuencialText(
       takeSecuencial(store, { bookId: caller.book.id, environment: caller.environment, docCode: definition.codDoc, establishment: doc.establishment, emissionPoint: doc.emissionPoint }),
@@ -141,11 +159,12 @@ export function issueComprobante(
       environment: caller.environment,
       kind: definition.kind,
       requestHash: hash,
-      computed: JSON.stringify(doc),
+      computed: JSON.stringify(prepared.computed),
       // The issuer as it is now: a later PUT /api/v1/issuer does not change a numbered document.
       issuer: JSON.stringify(issuer),
       certificateId,
       accessKey,
+      modifiesDocumentId: doc.modifies ?? null,
       now: now.getTime(),
     });
     const warnings = prepared.warnings.length > 0 ? { meta: { warnings: errorFields(prepared.warnings) } } : {};
@@ -165,6 +184,6 @@ export function issueComprobante(
 export function issueInvoice(deps: IssueDeps, caller: BookCaller, input: InvoiceBody, raw: unknown): IssueResult {
   return issueComprobante(deps, caller, comprobanteDefinition('invoice'), input.external_ref, raw, (now) => {
     const computed = computeInvoice(input, deps.catalogs, now);
-    return 'errors' in computed ? computed : { computed: computed.ok, warnings: computed.warnings };
+    return 'errors' in computed ? computed : { computed: computed.ok, facts: saleFacts(computed.ok), warnings: computed.warnings };
   });
 }

@@ -15,6 +15,8 @@ export interface SelloInvoice {
   numero: string;
   issue_date: string;
   status: string;
+  /** Its 49-digit access key (the authorization number in the offline scheme). */
+  access_key: string;
   /** The invoice as Sello computed it when it numbered it. */
   computed: ComputedInvoice;
 }
@@ -26,20 +28,22 @@ export interface InvoiceReference {
 }
 
 /** An invoice Sello issued in the caller's book and environment, by id or by numero. */
-function findSelloInvoice(store: Store, caller: BookCaller, by: { id: string } | { numero: string }): SelloInvoice | undefined {
+export function findSelloInvoice(store: Store, caller: BookCaller, by: { id: string } | { numero: string }): SelloInvoice | undefined {
   let query = store.db
     .selectFrom('documents')
     .innerJoin('fiscal_submissions', 'fiscal_submissions.document_id', 'documents.id')
-    .select(['documents.id', 'documents.numero', 'documents.issue_date', 'documents.status', 'fiscal_submissions.computed'])
+    .select(['documents.id', 'documents.numero', 'documents.issue_date', 'documents.status', 'fiscal_submissions.access_key', 'fiscal_submissions.computed'])
     .where('documents.book_id', '=', caller.book.id)
     .where('documents.environment', '=', caller.environment)
     .where('fiscal_submissions.kind', '=', 'invoice');
-  query = 'id' in by ? query.where('documents.id', '=', by.id) : query.where('documents.numero', '=', by.numero);
+  // By number: documents_by_numero (0011) finds it without reading the book.
+  query = 'id' in by ? query.where('documents.id', '=', by.id) : query.where('documents.doc_type', '=', 'invoice').where('documents.numero', '=', by.numero);
   const row = store.first(query);
-  return row && { id: row.id, numero: row.numero ?? '', issue_date: row.issue_date ?? '', status: row.status, computed: JSON.parse(row.computed) as ComputedInvoice };
+  return row && { id: row.id, numero: row.numero ?? '', issue_date: row.issue_date ?? '', status: row.status, access_key: row.access_key, computed: JSON.parse(row.computed) as ComputedInvoice };
 }
 
-const STATUS_TEXT: Record<string, string> = { rejected: 'fue rechazada por el SRI', failed: 'no se pudo emitir (failed)' };
+/** Why an invoice in this status cannot be referred to by a new comprobante. */
+export const UNUSABLE_STATUS: Record<string, string> = { rejected: 'fue rechazada por el SRI', failed: 'no se pudo emitir (failed)' };
 
 /**
  * The invoice `reference` names, checked against the note's customer and date; `invoice` is
@@ -72,7 +76,7 @@ export function modifiedInvoice(
       return { errors: [{ path: 'modified.issue_date', message: `la factura ${named.numero} que emitió Sello es del ${invoice.issue_date}, no del ${named.issue_date}` }] };
     }
   }
-  const problem = STATUS_TEXT[invoice.status];
+  const problem = UNUSABLE_STATUS[invoice.status];
   if (problem) return { errors: [{ path: at, message: `la factura ${invoice.numero} ${problem}: no hay nada que modificar` }] };
   const errors: FieldError[] = [];
   if (invoice.issue_date > noteFacts.issueDate) errors.push({ path: 'issue_date', message: `es anterior a la factura que modifica (${invoice.numero}, del ${invoice.issue_date})` });

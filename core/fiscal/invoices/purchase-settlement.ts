@@ -8,7 +8,7 @@
  */
 import type { BookCaller } from '../../documents/index.js';
 import { comprobanteDefinition, computeSale, type ComputedPurchaseSettlement, type FieldError, type PurchaseSettlementBody } from '../sri/index.js';
-import { issueComprobante, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
+import { issueComprobante, saleFacts, type IssueDeps, type IssueResult, type Prepared } from './issue.js';
 
 /** `customer.tax_id` → `supplier.tax_id`: the sale's paths in the settlement's words. */
 function asSupplier(errors: FieldError[]): FieldError[] {
@@ -29,7 +29,7 @@ export function preparePurchaseSettlement(body: PurchaseSettlementBody, deps: Pi
   if ('errors' in computed) return { errors: asSupplier(computed.errors) };
   const { customer, tip: _tip, ...sale } = computed.ok;
   const settlement: ComputedPurchaseSettlement = { ...sale, supplier: customer };
-  return { computed: settlement, warnings: asSupplier(computed.warnings) };
+  return { computed: settlement, facts: saleFacts(settlement), warnings: asSupplier(computed.warnings) };
 }
 
 /** Issues the purchase settlement `input` in the caller's book and environment (issue.ts, `issueComprobante`). */

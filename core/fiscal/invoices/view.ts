@@ -5,7 +5,7 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ModifiedDocument, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ComputedRemissionGuide, GuideParty, ModifiedDocument, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
@@ -114,4 +114,40 @@ export function purchaseSettlementJson(settlement: ComputedPurchaseSettlement) {
 /** `GET /api/v1/purchase-settlements/:id`: as invoiceView, under `purchase_settlement`. */
 export function purchaseSettlementView(document: DocumentView, submission: FiscalSubmissionsTable) {
   return { ...document, purchase_settlement: purchaseSettlementJson(JSON.parse(submission.computed) as ComputedPurchaseSettlement), sri: submissionJson(submission) };
+}
+
+function partyJson(p: GuideParty) {
+  return { name: p.name, tax_id: p.taxId, tax_id_type: p.idType, sri_id_code: p.idTypeCode };
+}
+
+/** The computed remission guide as the API shows it. */
+export function remissionGuideJson(guide: ComputedRemissionGuide) {
+  return {
+    issue_date: guide.issueDate,
+    establishment: guide.establishment,
+    emission_point: guide.emissionPoint,
+    departure_address: guide.departureAddress,
+    carrier: partyJson(guide.carrier),
+    plate: guide.plate,
+    transport_start: guide.transportStart,
+    transport_end: guide.transportEnd,
+    recipients: guide.recipients.map((r) => ({
+      ...partyJson(r),
+      address: r.address,
+      reason: r.reason,
+      route: r.route ?? null,
+      customs_document: r.customsDocument ?? null,
+      destination_establishment: r.destinationEstablishment ?? null,
+      support_document: r.supportDocument
+        ? { type: r.supportDocument.codDoc, numero: r.supportDocument.numero, issue_date: r.supportDocument.issueDate, authorization_number: r.supportDocument.authorizationNumber ?? null, invoice_id: r.supportDocument.documentId }
+        : null,
+      goods: r.goods.map((g) => ({ code: g.code, additional_code: g.additionalCode ?? null, description: g.description, quantity: g.quantity })),
+    })),
+    additional_info: guide.additionalInfo,
+  };
+}
+
+/** `GET /api/v1/remission-guides/:id`: as invoiceView, under `remission_guide`. */
+export function remissionGuideView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, remission_guide: remissionGuideJson(JSON.parse(submission.computed) as ComputedRemissionGuide), sri: submissionJson(submission) };
 }

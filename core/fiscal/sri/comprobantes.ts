@@ -11,11 +11,13 @@ import type { docTypes } from '../../documents/index.js';
 import { COD_DOC } from './access-key.js';
 import { buildFacturaXml } from './factura-xml.js';
 import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, Numbering } from './invoice-model.js';
+import { buildGuiaRemisionXml } from './guia-remision-xml.js';
 import { buildLiquidacionCompraXml } from './liquidacion-compra-xml.js';
 import { buildNotaCreditoXml } from './nota-credito-xml.js';
 import { buildNotaDebitoXml } from './nota-debito-xml.js';
+import type { ComputedRemissionGuide } from './remission-guide-model.js';
 
-export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note' | 'purchase_settlement';
+export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note' | 'purchase_settlement' | 'remission_guide';
 
 export interface ComprobanteDefinition {
   kind: ComprobanteKind;
@@ -70,6 +72,15 @@ const DEFINITIONS: Record<ComprobanteKind, ComprobanteDefinition> = {
     title: 'LIQUIDACIÓN DE COMPRA DE BIENES Y PRESTACIÓN DE SERVICIOS',
     named: 'la liquidación de compra',
     buildXml: (issuer, computed, numbering) => buildLiquidacionCompraXml(issuer, computed as ComputedPurchaseSettlement, numbering),
+  },
+  remission_guide: {
+    kind: 'remission_guide',
+    codDoc: COD_DOC.guiaRemision,
+    docType: 'remission_guide',
+    path: '/api/v1/remission-guides',
+    title: 'GUÍA DE REMISIÓN',
+    named: 'la guía de remisión',
+    buildXml: (issuer, computed, numbering) => buildGuiaRemisionXml(issuer, computed as ComputedRemissionGuide, numbering),
   },
 };
 

@@ -18,6 +18,10 @@ export { buildNotaCreditoXml } from './nota-credito-xml.js';
 export { buildNotaDebitoXml } from './nota-debito-xml.js';
 export { buildLiquidacionCompraXml } from './liquidacion-compra-xml.js';
 export { purchaseSettlementBodySchema, type PurchaseSettlementBody } from './purchase-settlement-body.js';
+export { buildGuiaRemisionXml } from './guia-remision-xml.js';
+export { remissionGuideBodySchema, type RemissionGuideBody } from './remission-guide-body.js';
+export { computeRemissionGuide } from './compute-remission-guide.js';
+export type { ComputedRemissionGuide, GuideGood, GuideParty, GuideRecipient, SupportDocument } from './remission-guide-model.js';
 export { COMPROBANTE_KINDS, comprobanteDefinition, isComprobanteKind, type ComprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
 export { renderRide, type RideData } from './ride.js';
 export {

@@ -1,8 +1,9 @@
 /**
  * The SRI's words a RIDE prints: names of the formas de pago, the legends of the RIMPE regime,
- * the rows of the totals block. Pure mappings from the invoice model (facturas and notas de
- * crédito and débito alike).
+ * the rows of the totals block, the name of the document that supports a guía de remisión's
+ * goods. Pure mappings from the invoice model (facturas and notas de crédito and débito alike).
  */
+import { COMPROBANTE_KINDS, comprobanteDefinition } from './comprobantes.js';
 import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, TaxAmount } from './invoice-model.js';
 import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
 
@@ -32,6 +33,25 @@ export function rimpeLegend(regimen: Issuer['regimen']): string | null {
   if (regimen === 'rimpe_emprendedor') return 'CONTRIBUYENTE RÉGIMEN RIMPE';
   if (regimen === 'rimpe_negocio_popular') return 'CONTRIBUYENTE NEGOCIO POPULAR - RÉGIMEN RIMPE';
   return null;
+}
+
+/**
+ * The SRI's names of the document types (codDoc) a guide's goods may be supported by: those
+ * Sello issues, named as their own RIDEs are, and the printed nota de venta (RIMPE negocios
+ * populares issue it, and their sales move goods too).
+ */
+const DOCUMENT_TITLES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(COMPROBANTE_KINDS.map((kind) => [comprobanteDefinition(kind).codDoc, comprobanteDefinition(kind).title])),
+  '02': 'NOTA DE VENTA',
+};
+
+/**
+ * "FACTURA 001-001-000000123": a support document as a guide's RIDE names it; a type the SRI
+ * tables Sello knows lack is named by its code ("Documento 12 001-001-000000123").
+ */
+export function supportDocumentName(codDoc: string, numero: string): string {
+  const title = DOCUMENT_TITLES[codDoc];
+  return title ? `${title} ${numero}` : `Documento ${codDoc} ${numero}`;
 }
 
 /** SRI tax codes (`codigo`): 2 IVA, 3 ICE, 5 IRBPNR. */

@@ -1,11 +1,13 @@
 /**
  * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, nota de
- * crédito, nota de débito or liquidación de compra, as the PDF a customer receives (CONTRACT §15
- * "Downloads"), laid out like the SRI's own: the issuer on the left and the document (RUC, its
- * name and number, authorization, ambiente, emisión, access key as Code 128 and as text) on the
- * right; the buyer (a liquidación's supplier), and for a nota the factura it modifies (and a nota
- * de crédito's reason); the lines, or a nota de débito's reasons with their values; additional
- * information and payments (when the document has them) beside the totals. A4, as many pages as the table needs (its
+ * crédito, nota de débito, liquidación de compra or guía de remisión, as the PDF a customer
+ * receives (CONTRACT §15 "Downloads"), laid out like the SRI's own: the issuer on the left and the
+ * document (RUC, its name and number, authorization, ambiente, emisión, access key as Code 128
+ * and as text) on the right. Then, for the documents with amounts: the buyer (a liquidación's
+ * supplier), and for a nota the factura it modifies (and a nota de crédito's reason); the lines,
+ * or a nota de débito's reasons with their values; additional information and payments (when the
+ * document has them) beside the totals. For a guide: the transport, then each recipient with the
+ * goods it receives, then additional information. A4, as many pages as the tables need (their
  * header repeated, "Página i de n").
  *
  * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
@@ -14,8 +16,9 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { comprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
 import type { Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
+import type { ComputedRemissionGuide, GuideRecipient } from './remission-guide-model.js';
 import { drawCode128 } from './ride-barcode.js';
-import { paymentMethodName, rimpeLegend, totalsRows } from './ride-labels.js';
+import { paymentMethodName, rimpeLegend, supportDocumentName, totalsRows } from './ride-labels.js';
 import {
   CONTENT_WIDTH,
   MARGIN,
@@ -33,10 +36,12 @@ import {
 } from './ride-layout.js';
 import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
 
-type RideDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement;
+/** The documents that sell (or buy): a party, lines or reasons, totals. */
+type SaleDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement;
+type RideDocument = SaleDocument | ComputedRemissionGuide;
 
 export interface RideData {
-  /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO", "NOTA DE DÉBITO"); must match `document`'s shape. */
+  /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO", "GUÍA DE REMISIÓN"…); must match `document`'s shape. */
   kind: ComprobanteKind;
   issuer: Issuer;
   document: RideDocument;
@@ -72,56 +77,14 @@ export async function renderRide(data: RideData): Promise<Buffer> {
 
   const flow = new PageFlow(doc);
   flow.addPage();
-
-  // Issuer and document, side by side in boxes of the same height.
-  const issuerBox = boxed((w) => layoutBlock(issuerItems(data.issuer, document), w, fonts), LEFT_TOP_WIDTH, BOX_PAD);
-  const documentBox = boxed((w) => layoutBlock(documentItems(data, title, fonts), w, fonts), RIGHT_TOP_WIDTH, BOX_PAD);
-  const topHeight = Math.max(issuerBox.height, documentBox.height);
-  issuerBox.withHeight(topHeight).draw(flow.page, MARGIN, flow.y);
-  documentBox.withHeight(topHeight).draw(flow.page, MARGIN + LEFT_TOP_WIDTH + GAP, flow.y);
-  flow.y -= topHeight + GAP;
-
-  const buyer = boxed((w) => layoutBlock(buyerItems(document), w, fonts), CONTENT_WIDTH, BOX_PAD);
-  buyer.draw(flow.page, MARGIN, flow.y);
-  flow.y -= buyer.height + GAP;
-
-  // A nota names what it modifies in a box of its own under the buyer's, as the SRI's RIDEs do.
-  // A nota de crédito's long reason makes the box taller; page 1 still has the room (the reason
-  // is at most 300 characters in the XSD). A nota de débito's reasons are its table, not this box.
-  if ('modified' in document) {
-    const reason = 'reason' in document ? document.reason : null;
-    const modification = boxed((w) => layoutBlock(modificationItems(document.modified, reason, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD);
-    modification.draw(flow.page, MARGIN, flow.y);
-    flow.y -= modification.height + GAP;
-  }
-
-  // The lines (a nota de débito's reasons), their header again on every page they reach.
-  const { header, rows } = detailTable(document, fonts);
+  drawTop(flow, data, title, fonts);
   const continuation = continuationHeader(data, title, fonts);
-  // Never the header alone at the foot of page 1.
-  flow.ensure(header.height + Math.min(rows[0]?.height ?? 0, 200));
-  flow.onNewPage = (f) => {
-    continuation.draw(f.page, MARGIN, f.y);
-    f.y -= continuation.height + GAP;
-    f.flowRows([header], MARGIN);
-  };
-  flow.flowRows([header, ...rows], MARGIN);
-  flow.y -= GAP;
-
-  // Totals on the right, in one piece; additional information and payments flow on the left.
-  flow.onNewPage = (f) => {
+  const startPage = (f: PageFlow): void => {
     continuation.draw(f.page, MARGIN, f.y);
     f.y -= continuation.height + GAP;
   };
-  const totals = totalsRows(document).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
-  const totalsHeight = totals.reduce((h, r) => h + r.height, 0);
-  flow.ensure(totalsHeight);
-  let y = flow.y;
-  for (const r of totals) {
-    drawRow(flow.page, r, MARGIN + CONTENT_WIDTH - TOTALS_WIDTH, y);
-    y -= r.height;
-  }
-  flow.flowRows(sideRows(document, fonts), MARGIN);
+  if ('recipients' in document) drawGuide(flow, document, startPage, fonts);
+  else drawSale(flow, document, startPage, fonts);
 
   const count = flow.pages.length;
   flow.pages.forEach((page, i) => {
@@ -133,13 +96,106 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
+/** Issuer and document, side by side in boxes of the same height, at the top of page 1. */
+function drawTop(flow: PageFlow, data: RideData, title: string, fonts: Fonts): void {
+  const issuerBox = boxed((w) => layoutBlock(issuerItems(data.issuer, data.document), w, fonts), LEFT_TOP_WIDTH, BOX_PAD);
+  const documentBox = boxed((w) => layoutBlock(documentItems(data, title, fonts), w, fonts), RIGHT_TOP_WIDTH, BOX_PAD);
+  const topHeight = Math.max(issuerBox.height, documentBox.height);
+  issuerBox.withHeight(topHeight).draw(flow.page, MARGIN, flow.y);
+  documentBox.withHeight(topHeight).draw(flow.page, MARGIN + LEFT_TOP_WIDTH + GAP, flow.y);
+  flow.y -= topHeight + GAP;
+}
+
+/** A full-width box drawn at the cursor; the caller knows it fits (page 1 has the room). */
+function drawBox(flow: PageFlow, box: Laid): void {
+  box.draw(flow.page, MARGIN, flow.y);
+  flow.y -= box.height + GAP;
+}
+
+/**
+ * The body of a factura, nota or liquidación: the buyer, what a nota modifies, the lines (a nota
+ * de débito's reasons), the totals and beside them additional information and payments.
+ */
+function drawSale(flow: PageFlow, document: SaleDocument, startPage: (f: PageFlow) => void, fonts: Fonts): void {
+  drawBox(flow, boxed((w) => layoutBlock(buyerItems(document), w, fonts), CONTENT_WIDTH, BOX_PAD));
+
+  // A nota names what it modifies in a box of its own under the buyer's, as the SRI's RIDEs do.
+  // A nota de crédito's long reason makes the box taller; page 1 still has the room (the reason
+  // is at most 300 characters in the XSD). A nota de débito's reasons are its table, not this box.
+  if ('modified' in document) {
+    const reason = 'reason' in document ? document.reason : null;
+    drawBox(flow, boxed((w) => layoutBlock(modificationItems(document.modified, reason, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD));
+  }
+
+  flowTable(flow, detailTable(document, fonts), startPage);
+
+  // Totals on the right, in one piece; additional information and payments flow on the left.
+  const totals = totalsRows(document).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
+  const totalsHeight = totals.reduce((h, r) => h + r.height, 0);
+  flow.ensure(totalsHeight);
+  let y = flow.y;
+  for (const r of totals) {
+    drawRow(flow.page, r, MARGIN + CONTENT_WIDTH - TOTALS_WIDTH, y);
+    y -= r.height;
+  }
+  flow.flowRows(sideRows(document, fonts), MARGIN);
+}
+
+/**
+ * The body of a guía de remisión, as the SRI's RIDE of a guide prints it: the transport, then
+ * each recipient's box followed by the goods it receives, and the additional information. A
+ * guide has no amounts: no totals, no payments.
+ */
+function drawGuide(flow: PageFlow, guide: ComputedRemissionGuide, startPage: (f: PageFlow) => void, fonts: Fonts): void {
+  drawBox(flow, boxed((w) => layoutBlock(transportItems(guide, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD));
+  for (const recipient of guide.recipients) {
+    const box = boxed((w) => layoutBlock(recipientItems(recipient, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD);
+    flowTable(flow, goodsTable(recipient, fonts), startPage, { lead: box, caption: continuedCaption(recipient, fonts) });
+  }
+  const info = sideRows(guide, fonts);
+  // The "Información Adicional" header never alone at a page's foot.
+  flow.ensure(info.slice(0, 2).reduce((h, r) => h + r.height, 0));
+  flow.flowRows(info, MARGIN);
+}
+
+interface Table {
+  header: Row;
+  rows: Row[];
+}
+
+/**
+ * Draws `table` at the cursor, under `lead` (the box it belongs to) when given: its header again
+ * on every page its rows reach (after `caption`, which says whose rows go on), and never the
+ * lead or the header alone at a page's foot. Leaves pages starting with `startPage` only.
+ */
+function flowTable(flow: PageFlow, table: Table, startPage: (f: PageFlow) => void, options: { lead?: Laid; caption?: Row } = {}): void {
+  const { lead, caption } = options;
+  flow.onNewPage = startPage;
+  // A first row taller than this is cut across pages anyway: no use waiting a page for it.
+  flow.ensure((lead?.height ?? 0) + table.header.height + Math.min(table.rows[0]?.height ?? 0, 200));
+  // The table hangs from its lead's foot: one piece on paper, as the SRI draws a recipient.
+  if (lead) {
+    lead.draw(flow.page, MARGIN, flow.y);
+    flow.y -= lead.height;
+  }
+  flow.onNewPage = (f) => {
+    startPage(f);
+    f.flowRows(caption ? [caption, table.header] : [table.header], MARGIN);
+  };
+  flow.flowRows([table.header, ...table.rows], MARGIN);
+  flow.onNewPage = startPage;
+  flow.y -= GAP;
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The kind `document`'s shape says it is: only a nota de débito has reasons, only a liquidación
- * de compra a supplier, and of the others only a nota de crédito names what it modifies.
+ * The kind `document`'s shape says it is: only a guía de remisión has recipients, only a nota de
+ * débito reasons, only a liquidación de compra a supplier, and of the others only a nota de
+ * crédito names what it modifies.
  */
 function shapeKind(document: RideDocument): ComprobanteKind {
+  if ('recipients' in document) return 'remission_guide';
   if ('reasons' in document) return 'debit_note';
   if ('supplier' in document) return 'purchase_settlement';
   return 'modified' in document ? 'credit_note' : 'invoice';
@@ -199,12 +255,18 @@ function issuerItems(issuer: Issuer, document: RideDocument): BlockItem[] {
   return items;
 }
 
+/**
+ * A maker of "label: value" fields for `labels`: each label on one line, the values aligned
+ * after the widest (a long value wraps beside its label).
+ */
+function alignedFields<L extends string>(labels: readonly L[], fonts: Fonts): (label: L, value: string) => BlockItem {
+  const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
+  return (label, value) => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
+}
+
 function documentItems(data: RideData, title: string, fonts: Fonts): BlockItem[] {
   const { numbering, authorization } = data;
-  const labels = ['FECHA Y HORA DE AUTORIZACIÓN:', 'AMBIENTE:', 'EMISIÓN:'] as const;
-  // The labels on one line each, the values aligned after the widest.
-  const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
-  const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
+  const field = alignedFields(['FECHA Y HORA DE AUTORIZACIÓN:', 'AMBIENTE:', 'EMISIÓN:'], fonts);
   return [
     { kind: 'text', text: `R.U.C.: ${data.issuer.ruc}`, bold: true, size: 11 },
     { kind: 'text', text: title, bold: true, size: 14, gap: 5 },
@@ -225,7 +287,7 @@ function documentItems(data: RideData, title: string, fonts: Fonts): BlockItem[]
   ];
 }
 
-function buyerItems(document: RideDocument): BlockItem[] {
+function buyerItems(document: SaleDocument): BlockItem[] {
   // The party of a liquidación de compra is its proveedor, printed where a factura's buyer is.
   const customer = 'supplier' in document ? document.supplier : document.customer;
   const field = (label: string, value: string, labelWidth = 100): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth });
@@ -248,10 +310,7 @@ const MODIFIED_TITLES: Record<ModifiedDocument['codDoc'], string> = {
  * whose reasons are its table), the labels as the SRI's RIDE writes them.
  */
 function modificationItems(modified: ModifiedDocument, reason: string | null, fonts: Fonts): BlockItem[] {
-  const labels = ['Comprobante que se modifica:', 'Fecha Emisión (Comprobante a modificar):', 'Razón de Modificación:'] as const;
-  // Each label on one line, the values aligned after the widest (a long reason wraps beside it).
-  const labelWidth = Math.max(...labels.map((l) => fonts.bold.widthOfTextAtSize(l, BODY_SIZE))) + 8;
-  const field = (label: (typeof labels)[number], value: string): BlockItem => ({ kind: 'field', label, value, size: BODY_SIZE, labelWidth, gap: 3 });
+  const field = alignedFields(['Comprobante que se modifica:', 'Fecha Emisión (Comprobante a modificar):', 'Razón de Modificación:'], fonts);
   const items = [
     field('Comprobante que se modifica:', `${MODIFIED_TITLES[modified.codDoc]} ${modified.numero}`),
     field('Fecha Emisión (Comprobante a modificar):', formatDate(modified.issueDate)),
@@ -260,18 +319,21 @@ function modificationItems(modified: ModifiedDocument, reason: string | null, fo
   return items;
 }
 
+/** A table's header row: bold, centred, on grey. */
+function headerRow(texts: readonly string[], columns: readonly Column[], fonts: Fonts): Row {
+  return layoutRow(texts.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), columns, fonts, HEADER_SIZE);
+}
+
 /** The body table's header and rows: a nota de débito's reasons and their values, or the lines of the others. */
-function detailTable(document: RideDocument, fonts: Fonts): { header: Row; rows: Row[] } {
-  const header = (texts: readonly string[], columns: readonly Column[]): Row =>
-    layoutRow(texts.map((text) => ({ text, bold: true, fill: true, align: 'center' as const })), columns, fonts, HEADER_SIZE);
+function detailTable(document: SaleDocument, fonts: Fonts): Table {
   if ('reasons' in document) {
     return {
-      header: header(REASON_HEADERS, REASON_COLUMNS),
+      header: headerRow(REASON_HEADERS, REASON_COLUMNS, fonts),
       rows: document.reasons.map((r) => layoutRow([{ text: r.reason }, { text: formatDecimal(r.amount) }], REASON_COLUMNS, fonts, BODY_SIZE)),
     };
   }
   return {
-    header: header(LINE_HEADERS, LINE_COLUMNS),
+    header: headerRow(LINE_HEADERS, LINE_COLUMNS, fonts),
     rows: document.lines.map((l) =>
       layoutRow(
         [
@@ -290,7 +352,10 @@ function detailTable(document: RideDocument, fonts: Fonts): { header: Row; rows:
   };
 }
 
-/** The rows beside the totals: "Información Adicional" and the formas de pago (a factura's, a nota de débito's; a nota de crédito has none). */
+/**
+ * The rows beside the totals: "Información Adicional" and the formas de pago (a factura's, a nota
+ * de débito's; a nota de crédito has none); a guide's additional information, which has no totals.
+ */
 function sideRows(document: RideDocument, fonts: Fonts): Row[] {
   const rows: Row[] = [];
   if (document.additionalInfo.length > 0) {
@@ -306,6 +371,107 @@ function sideRows(document: RideDocument, fonts: Fonts): Row[] {
     }
   }
   return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A guía de remisión's boxes and tables.
+
+/** The transport, labelled as the SRI's RIDE of a guide labels it. */
+function transportItems(guide: ComputedRemissionGuide, fonts: Fonts): BlockItem[] {
+  const field = alignedFields(
+    ['Identificación (Transportista):', 'Razón Social / Nombres y Apellidos:', 'Placa:', 'Punto de Partida:', 'Fecha Inicio Transporte:'],
+    fonts,
+  );
+  const end = alignedFields(['Fecha Fin Transporte:'], fonts);
+  return [
+    field('Identificación (Transportista):', guide.carrier.taxId),
+    field('Razón Social / Nombres y Apellidos:', guide.carrier.name),
+    field('Placa:', guide.plate),
+    field('Punto de Partida:', guide.departureAddress),
+    // Both dates on one line, as the SRI prints them.
+    {
+      kind: 'pair',
+      leftShare: 0.5,
+      left: field('Fecha Inicio Transporte:', formatDate(guide.transportStart)),
+      right: end('Fecha Fin Transporte:', formatDate(guide.transportEnd)),
+      gap: 3,
+    },
+  ];
+}
+
+const RECIPIENT_LABELS = [
+  'Comprobante de Venta:',
+  'Número de Autorización:',
+  'Motivo Traslado:',
+  'Destino (Punto de llegada):',
+  'Identificación (Destinatario):',
+  'Razón Social / Nombres Apellidos:',
+  'Documento Aduanero:',
+  'Código Establecimiento Destino:',
+  'Ruta:',
+] as const;
+
+/**
+ * A recipient and the document that supports its goods, in the SRI's order; a line whose value
+ * the guide lacks is left out rather than printed empty.
+ */
+function recipientItems(recipient: GuideRecipient, fonts: Fonts): BlockItem[] {
+  const field = alignedFields(RECIPIENT_LABELS, fonts);
+  const optional = (label: (typeof RECIPIENT_LABELS)[number], value: string | undefined): BlockItem[] => (value ? [field(label, value)] : []);
+  const support = recipient.supportDocument;
+  const items: BlockItem[] = [];
+  if (support) {
+    // The document and its date on one line, as the SRI prints them.
+    items.push({
+      kind: 'pair',
+      leftShare: 0.64,
+      left: field('Comprobante de Venta:', supportDocumentName(support.codDoc, support.numero)),
+      right: alignedFields(['Fecha de Emisión:'], fonts)('Fecha de Emisión:', formatDate(support.issueDate)),
+    });
+    items.push(...optional('Número de Autorización:', support.authorizationNumber));
+  }
+  items.push(
+    field('Motivo Traslado:', recipient.reason),
+    field('Destino (Punto de llegada):', recipient.address),
+    field('Identificación (Destinatario):', recipient.taxId),
+    field('Razón Social / Nombres Apellidos:', recipient.name),
+    ...optional('Documento Aduanero:', recipient.customsDocument),
+    ...optional('Código Establecimiento Destino:', recipient.destinationEstablishment),
+    ...optional('Ruta:', recipient.route),
+  );
+  return items;
+}
+
+const GOODS_HEADERS = ['Cantidad', 'Descripción', 'Código Principal', 'Código Auxiliar'];
+const GOODS_COLUMNS: Column[] = (() => {
+  // The codes are up to 25 characters (the XSD's codigoInterno, codigoAdicional): most on one line.
+  const fixed: Column[] = [
+    { width: 62, align: 'right' },
+    { width: 0, align: 'left' },
+    { width: 100, align: 'left' },
+    { width: 100, align: 'left' },
+  ];
+  fixed[1]!.width = CONTENT_WIDTH - fixed.reduce((w, c) => w + c.width, 0);
+  return fixed;
+})();
+
+/** The goods a recipient receives, in the SRI's columns. */
+function goodsTable(recipient: GuideRecipient, fonts: Fonts): Table {
+  return {
+    header: headerRow(GOODS_HEADERS, GOODS_COLUMNS, fonts),
+    rows: recipient.goods.map((g) =>
+      layoutRow([{ text: formatDecimal(g.quantity) }, { text: g.description }, { text: g.code }, { text: g.additionalCode ?? '' }], GOODS_COLUMNS, fonts, BODY_SIZE),
+    ),
+  };
+}
+
+/**
+ * The row over a goods table that goes on on a new page: with several recipients, a page that
+ * starts with goods must say whose they are.
+ */
+function continuedCaption(recipient: GuideRecipient, fonts: Fonts): Row {
+  const text = `Destinatario: ${recipient.name} · ${recipient.taxId} (continuación)`;
+  return layoutRow([{ text, bold: true, span: GOODS_COLUMNS.length, align: 'left' }], GOODS_COLUMNS, fonts, BODY_SIZE);
 }
 
 /** A blank row (no cells, so no frames) between two tables. */

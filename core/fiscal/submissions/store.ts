@@ -15,11 +15,11 @@ export type SubmissionState = FiscalSubmissionState;
 export type Reception = 'RECIBIDA' | '43' | '45' | '70';
 
 /** A claimed row: what a step needs. `lease_until` is the claim's fence. */
-export type ClaimedSubmission = Omit<FiscalSubmissionsTable, 'request_hash' | 'authorization_xml' | 'created_at' | 'updated_at'> & {
+export type ClaimedSubmission = Omit<FiscalSubmissionsTable, 'request_hash' | 'authorization_xml' | 'modifies_document_id' | 'created_at' | 'updated_at'> & {
   lease_until: number;
 };
 
-/** The columns a claim reads (everything but the request hash and the authorization XML). */
+/** The columns a claim reads (everything but the request hash, the authorization XML and the modified invoice). */
 const CLAIM_COLUMNS = `document_id, book_id, environment, country, kind, computed, issuer, certificate_id, access_key, signed_xml,
   state, attempts, due_at, lease_until, unreachable_since, last_error, reception`;
 
@@ -35,6 +35,8 @@ export interface NewSubmission {
   issuer: string;
   certificateId: string;
   accessKey: string;
+  /** A note's: the Sello id of the invoice it modifies. */
+  modifiesDocumentId?: string | null | undefined;
   /** Epoch ms: due at once. */
   now: number;
 }
@@ -54,6 +56,7 @@ export function insertSubmission(store: Store, s: NewSubmission): void {
       issuer: s.issuer,
       certificate_id: s.certificateId,
       access_key: s.accessKey,
+      modifies_document_id: s.modifiesDocumentId ?? null,
       signed_xml: null,
       state: 'pending',
       attempts: 0,

@@ -1,11 +1,11 @@
 /**
  * The routes of the comprobantes of CONTRACT §15 Sello issues to the SRI (fiscal style, Bearer,
- * scope `accounting`, the key's book and environment): for invoices, credit and debit notes and
- * purchase settlements, issue, read, and the `autorizacion` XML. Everything that decides is in
- * core/fiscal/invoices; this file reads the body and writes the answer.
+ * scope `accounting`, the key's book and environment): for invoices, credit and debit notes,
+ * purchase settlements and remission guides, issue, read, and the `autorizacion` XML. Everything
+ * that decides is in core/fiscal/invoices; this file reads the body and writes the answer.
  */
 import type { Invoices, IssueResult } from '../../fiscal/invoices/index.js';
-import { comprobanteDefinition, creditNoteBodySchema, debitNoteBodySchema, invoiceBodySchema, purchaseSettlementBodySchema, type ComprobanteKind } from '../../fiscal/sri/index.js';
+import { comprobanteDefinition, creditNoteBodySchema, debitNoteBodySchema, invoiceBodySchema, purchaseSettlementBodySchema, remissionGuideBodySchema, type ComprobanteKind } from '../../fiscal/sri/index.js';
 import type { AppContext, Route } from '../context.js';
 import { bookCaller, readFiscalBody, sendJson } from '../fiscal-body.js';
 
@@ -105,5 +105,23 @@ export function invoiceRoutes(invoices: Invoices): Route[] {
       },
     },
     xmlRoute(invoices, 'purchase_settlement'),
+    {
+      ...base,
+      method: 'POST',
+      path: '/api/v1/remission-guides',
+      async handler(ctx) {
+        const { input, raw } = await readFiscalBody(ctx, remissionGuideBodySchema);
+        sendIssued(ctx, await invoices.issueRemissionGuide(bookCaller(ctx), input, raw));
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/api/v1/remission-guides/:id',
+      handler(ctx) {
+        sendJson(ctx, 200, JSON.stringify({ data: invoices.getRemissionGuide(bookCaller(ctx), ctx.state.params.id!) }));
+      },
+    },
+    xmlRoute(invoices, 'remission_guide'),
   ];
 }

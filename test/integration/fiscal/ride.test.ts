@@ -11,9 +11,10 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COD_DOC, accessKeyFor } from '../../../core/fiscal/sri/access-key.js';
 import type { ComputedCreditNote, ComputedDebitNote, DebitReason, Numbering } from '../../../core/fiscal/sri/invoice-model.js';
+import type { ComputedRemissionGuide, GuideGood } from '../../../core/fiscal/sri/remission-guide-model.js';
 import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
 import { qpdfCheck } from '../../helpers/pdf-tools.js';
-import { SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
+import { SAMPLE_CEDULA, SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
 
 const run = promisify(execFile);
 
@@ -173,6 +174,99 @@ function debitNoteNumbering(): Numbering {
 function debitNoteData(document: ComputedDebitNote = sampleDebitNote()): RideData {
   const numbering = debitNoteNumbering();
   return rideData({ kind: 'debit_note', document, numbering, authorization: sampleAuthorization(numbering) });
+}
+
+/** A guía de remisión's numbering: codDoc 06 in its access key. */
+function guideNumbering(): Numbering {
+  const secuencial = '000000031';
+  const accessKey = accessKeyFor({
+    issueDate: SAMPLE_ISSUE_DATE,
+    codDoc: COD_DOC.guiaRemision,
+    ruc: SAMPLE_RUC,
+    ambiente: 1,
+    establishment: '001',
+    emissionPoint: '001',
+    secuencial,
+    numericCode: '12345678',
+  });
+  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
+}
+
+/** The factura that supports the first recipient's goods: 001-001-000000120 of 12/03/2025. */
+const SUPPORT_INVOICE = sampleNumbering({ secuencial: '000000120', issueDate: '2025-03-12' });
+
+const LONG_GOOD =
+  'Varilla corrugada de acero de 12 mm por 12 m, norma INEN 2167, en atados de 50 unidades sujetos con alambre galvanizado ' +
+  'y etiquetados con el número de colada';
+
+/** Good n (1-based) of a guide, tagged "Bien n:" at its start: every fifth long enough to wrap, every other one with an additional code. */
+function guideGood(n: number): GuideGood {
+  return {
+    code: `MAT-${String(n).padStart(4, '0')}`,
+    additionalCode: n % 2 === 0 ? `AUX-${n}` : undefined,
+    description: `Bien ${n}: ${n % 5 === 0 ? LONG_GOOD : 'Saco de cemento Portland tipo GU de 50 kg'}`,
+    quantity: n === 1 ? '12.500000' : String((n % 7) + 1),
+  };
+}
+
+const FIRST_RECIPIENT = 'María José Núñez Peñaherrera';
+const SECOND_RECIPIENT = 'Ferretería El Constructor Cía. Ltda.';
+
+/**
+ * A guide to two recipients with `goods` goods each, numbered on from the first: the first buys
+ * them with a factura and has a route and a destination establishment; the second receives them
+ * in consignment, without a support document, with a customs document.
+ */
+function sampleGuide(goods: [number, number] = [3, 2]): ComputedRemissionGuide {
+  let n = 0;
+  const goodsOf = (count: number): GuideGood[] => Array.from({ length: count }, () => guideGood(++n));
+  return {
+    issueDate: SAMPLE_ISSUE_DATE,
+    establishment: '001',
+    emissionPoint: '001',
+    departureAddress: 'Bodega central, Av. Maldonado S12-34, Quito',
+    carrier: { name: 'Transportes del Sur S.A.', taxId: '1790011674001', idType: 'ec-ruc', idTypeCode: '04' },
+    plate: 'PBA-1234',
+    transportStart: '2025-03-14',
+    transportEnd: '2025-03-17',
+    recipients: [
+      {
+        name: FIRST_RECIPIENT,
+        taxId: SAMPLE_CEDULA,
+        idType: 'ec-cedula',
+        idTypeCode: '05',
+        address: 'Calle Sucre 1-23 y Bolívar, Cuenca',
+        reason: 'Venta de mercadería',
+        route: 'Quito - Riobamba - Cuenca',
+        destinationEstablishment: '002',
+        supportDocument: { codDoc: '01', numero: SUPPORT_INVOICE.numero, issueDate: '2025-03-12', authorizationNumber: SUPPORT_INVOICE.accessKey, documentId: null },
+        goods: goodsOf(goods[0]),
+      },
+      {
+        name: SECOND_RECIPIENT,
+        taxId: '0190123456001',
+        idType: 'ec-ruc',
+        idTypeCode: '04',
+        address: 'Av. de las Américas 4-56, Cuenca',
+        reason: 'Entrega en consignación',
+        customsDocument: '028-2025-10-00012345',
+        goods: goodsOf(goods[1]),
+      },
+    ],
+    additionalInfo: [{ name: 'Observación', value: 'Descargar en el andén 3, de 08h00 a 17h00' }],
+  };
+}
+
+function guideData(document: ComputedRemissionGuide = sampleGuide()): RideData {
+  const numbering = guideNumbering();
+  return rideData({ kind: 'remission_guide', document, numbering, authorization: sampleAuthorization(numbering) });
+}
+
+const GOODS_HEADER = /Cantidad\s+Descripción\s+Código Principal\s+Código Auxiliar/g;
+
+/** The numbers n of the goods whose "Bien n:" `text` shows. */
+function goodsIn(text: string): number[] {
+  return [...text.matchAll(/Bien (\d+):/g)].map((m) => Number(m[1]));
 }
 
 describe('renderRide: a three-line invoice', () => {
@@ -335,7 +429,7 @@ describe('renderRide: 120 lines', () => {
     expect(occurrences(raw, 'VALOR TOTAL')).toBe(1);
     expect(raw.indexOf('VALOR TOTAL')).toBeGreaterThan(from);
     const last = await pdfText(pdf, 'layout', pages);
-    expect(last).toMatch(new RegExp(`VALOR TOTAL\\s+${data.document.grandTotal.replace('.', '\\.')}`));
+    expect(last).toMatch(new RegExp(`VALOR TOTAL\\s+${invoice.grandTotal.replace('.', '\\.')}`));
   });
 
   it('keeps the barcode readable on page 1, and none elsewhere', async () => {
@@ -608,5 +702,191 @@ describe('renderRide: a debit note of 90 reasons', () => {
     expect(await pdfText(pdf)).not.toContain('Forma de pago');
     const check = await qpdfCheck(pdf);
     expect(check.ok, check.output).toBe(true);
+  });
+});
+
+describe('renderRide: a guía de remisión', () => {
+  const document = sampleGuide();
+  const data = guideData(document);
+  let pdf: Buffer;
+  let text: string;
+  let raw: string;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    text = await pdfText(pdf);
+    raw = collapse(await pdfText(pdf, 'raw'));
+  });
+
+  it('is titled GUÍA DE REMISIÓN with its number, in the document box, the footer and the metadata', async () => {
+    expect(text).toContain('GUÍA DE REMISIÓN');
+    expect(text).toContain('No. 001-001-000000031');
+    expect(text).toContain('GUÍA DE REMISIÓN 001-001-000000031'); // the footer
+    expect(text).toMatch(/AMBIENTE:\s+PRUEBAS/);
+    expect(text).toMatch(/EMISIÓN:\s+NORMAL/);
+    expect(occurrences(text, data.numbering.accessKey)).toBe(2); // authorization number and the key under the bars
+    const info = await withPdf(pdf, async (file) => (await run('pdfinfo', [file])).stdout);
+    expect(info).toMatch(/^Title:\s+GUÍA DE REMISIÓN 001-001-000000031$/m);
+  });
+
+  it('carries its access key (codDoc 06) as a Code 128 that zbar reads back exactly', async () => {
+    expect(data.numbering.accessKey).toMatch(/^\d{8}06\d{39}$/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('prints the transport instead of a buyer', () => {
+    expect(text).toMatch(/Identificación \(Transportista\):\s+1790011674001/);
+    expect(text).toMatch(/Razón Social \/ Nombres y Apellidos:\s+Transportes del Sur S\.A\./);
+    expect(text).toMatch(/Placa:\s+PBA-1234/);
+    expect(text).toMatch(/Punto de Partida:\s+Bodega central, Av\. Maldonado S12-34, Quito/);
+    expect(text).toMatch(/Fecha Inicio Transporte:\s+14\/03\/2025\s+Fecha Fin Transporte:\s+17\/03\/2025/);
+    expect(text).not.toContain('Correo electrónico');
+    expect(text).not.toMatch(/Identificación:/);
+  });
+
+  it('prints the first recipient with the factura that supports its goods', () => {
+    expect(text).toMatch(/Comprobante de Venta:\s+FACTURA 001-001-000000120\s+Fecha de Emisión:\s+12\/03\/2025/);
+    expect(text).toMatch(new RegExp(`Número de Autorización:\\s+${SUPPORT_INVOICE.accessKey}`));
+    expect(text).toMatch(/Motivo Traslado:\s+Venta de mercadería/);
+    expect(text).toMatch(/Destino \(Punto de llegada\):\s+Calle Sucre 1-23 y Bolívar, Cuenca/);
+    expect(text).toMatch(/Identificación \(Destinatario\):\s+1712345675/);
+    expect(text).toMatch(new RegExp(`Razón Social / Nombres Apellidos:\\s+${FIRST_RECIPIENT}`));
+    expect(text).toMatch(/Código Establecimiento Destino:\s+002/);
+    expect(text).toMatch(/Ruta:\s+Quito - Riobamba - Cuenca/);
+  });
+
+  it('prints the second recipient without the lines it has no value for', () => {
+    expect(text).toMatch(/Motivo Traslado:\s+Entrega en consignación/);
+    expect(text).toMatch(/Destino \(Punto de llegada\):\s+Av\. de las Américas 4-56, Cuenca/);
+    expect(text).toMatch(/Identificación \(Destinatario\):\s+0190123456001/);
+    expect(text).toMatch(new RegExp(`Razón Social / Nombres Apellidos:\\s+${SECOND_RECIPIENT}`));
+    expect(text).toMatch(/Documento Aduanero:\s+028-2025-10-00012345/);
+    // Each of these once: the recipient that has it, never an empty line for the other.
+    for (const label of ['Comprobante de Venta:', 'Fecha de Emisión:', 'Número de Autorización:', 'Documento Aduanero:', 'Código Establecimiento Destino:', 'Ruta:']) {
+      expect(occurrences(text, label), label).toBe(1);
+    }
+    for (const label of ['Motivo Traslado:', 'Destino (Punto de llegada):', 'Identificación (Destinatario):', 'Razón Social / Nombres Apellidos:']) {
+      expect(occurrences(text, label), label).toBe(2);
+    }
+  });
+
+  it('prints each recipient’s goods under its own box, headed Cantidad, Descripción, Código Principal, Código Auxiliar', () => {
+    expect(text.match(GOODS_HEADER)).toHaveLength(2);
+    expect(text).toMatch(/12\.50\s+Bien 1: Saco de cemento Portland tipo GU de 50 kg\s+MAT-0001\n/);
+    expect(text).toMatch(/4\.00\s+Bien 3: Saco de cemento Portland tipo GU de 50 kg\s+MAT-0003\n/);
+    expect(text).toMatch(/5\.00\s+Bien 4: Saco de cemento Portland tipo GU de 50 kg\s+MAT-0004\s+AUX-4/);
+    expect(raw).toContain(`Bien 5: ${LONG_GOOD}`);
+    // In order: the first box, its goods, the second box, its goods.
+    const at = (s: string): number => raw.indexOf(s);
+    expect(at('Venta de mercadería')).toBeLessThan(at('Bien 1:'));
+    expect(at('Bien 3:')).toBeLessThan(at(SECOND_RECIPIENT));
+    expect(at(SECOND_RECIPIENT)).toBeLessThan(at('Bien 4:'));
+    expect(goodsIn(raw)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('has no totals and no payments, and its additional information at the end', () => {
+    for (const absent of ['VALOR TOTAL', 'SUBTOTAL', 'PROPINA', 'Forma de pago', 'Precio Unitario', 'Cód. Principal']) expect(text).not.toContain(absent);
+    expect(text).toContain('Información Adicional');
+    expect(text).toMatch(/Observación\s+Descargar en el andén 3, de 08h00 a 17h00/);
+    expect(raw.indexOf('Información Adicional')).toBeGreaterThan(raw.indexOf('Bien 5:'));
+  });
+
+  it('is one A4 page that qpdf finds sound, the same bytes for the same data', async () => {
+    expect(await pageCount(pdf)).toBe(1);
+    expect(text).toContain('Página 1 de 1');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+    expect((await renderRide(guideData())).equals(pdf)).toBe(true);
+  });
+
+  it('names a support document of a type it does not know by its code', async () => {
+    const guide = sampleGuide();
+    guide.recipients[0]!.supportDocument = { codDoc: '12', numero: '002-010-000004567', issueDate: '2025-03-12', documentId: null };
+    const layout = await pdfText(await renderRide(guideData(guide)));
+    expect(layout).toMatch(/Comprobante de Venta:\s+Documento 12 002-010-000004567/);
+    expect(layout).not.toContain('Número de Autorización:');
+  });
+
+  it('is refused when the kind and the document disagree', async () => {
+    await expect(renderRide({ ...guideData(), kind: 'invoice' })).rejects.toThrow('los datos no son los de la factura');
+    await expect(renderRide({ ...guideData(), kind: 'debit_note' })).rejects.toThrow('los datos no son los de la nota de débito');
+    await expect(renderRide(rideData({ kind: 'remission_guide' }))).rejects.toThrow('los datos no son los de la guía de remisión');
+    await expect(renderRide({ ...creditNoteData(), kind: 'remission_guide' })).rejects.toThrow('los datos no son los de la guía de remisión');
+  });
+});
+
+describe('renderRide: a guía de remisión of 150 goods', () => {
+  const document = sampleGuide([70, 80]);
+  const data = guideData(document);
+  let pdf: Buffer;
+  let pages: number;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    pages = await pageCount(pdf);
+  });
+
+  it('runs over numbered pages, each with the goods header while goods go on, naming itself', async () => {
+    expect(pages).toBeGreaterThanOrEqual(3);
+    let goodsSeen = 0;
+    for (let p = 1; p <= pages; p++) {
+      const text = await pdfText(pdf, 'layout', p);
+      expect(text).toContain(`Página ${p} de ${pages}`);
+      expect(text).toContain('GUÍA DE REMISIÓN 001-001-000000031'); // the footer
+      const here = goodsIn(text);
+      if (here.length > 0) expect(text).toMatch(GOODS_HEADER);
+      if (p > 1) {
+        expect(text).toContain('GUÍA DE REMISIÓN No. 001-001-000000031');
+        expect(text).toContain(`Clave de acceso: ${data.numbering.accessKey}`);
+      }
+      goodsSeen += here.length;
+    }
+    expect(goodsSeen).toBe(150);
+    expect(await readBarcodes(pdf, 1)).toEqual([data.numbering.accessKey]);
+    expect(await readBarcodes(pdf, 2)).toEqual([]);
+  });
+
+  it('says whose goods go on at the top of a page', async () => {
+    const continued = new Set<string>();
+    for (let p = 2; p <= pages; p++) {
+      const raw = collapse(await pdfText(pdf, 'raw', p));
+      const first = goodsIn(raw)[0];
+      const box = raw.indexOf('Motivo Traslado:');
+      if (first === undefined || (box >= 0 && box < raw.indexOf(`Bien ${first}:`))) continue;
+      const [name, id] = first <= 70 ? [FIRST_RECIPIENT, SAMPLE_CEDULA] : [SECOND_RECIPIENT, '0190123456001'];
+      expect(raw).toContain(`Destinatario: ${name} · ${id} (continuación) Cantidad Descripción Código Principal Código Auxiliar`);
+      continued.add(name);
+    }
+    expect([...continued]).toEqual([FIRST_RECIPIENT, SECOND_RECIPIENT]); // both recipients' goods run over a page
+  });
+
+  it('prints each good once, in order, the second recipient between its goods and the first’s, and the additional information last', async () => {
+    const raw = collapse(await pdfText(pdf, 'raw'));
+    expect(goodsIn(raw)).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
+    expect(await pdfText(pdf)).not.toContain(LONG_GOOD); // more than one line
+    expect(occurrences(raw, `Bien 5: ${LONG_GOOD}`)).toBe(1);
+    const box = raw.indexOf(`Razón Social / Nombres Apellidos: ${SECOND_RECIPIENT}`);
+    expect(box).toBeGreaterThan(raw.indexOf('Bien 70:'));
+    expect(box).toBeLessThan(raw.indexOf('Bien 71:'));
+    expect(raw.indexOf('Información Adicional')).toBeGreaterThan(raw.indexOf('Bien 150:'));
+    expect(raw).not.toContain('VALOR TOTAL');
+  });
+
+  it('qpdf finds the file sound', async () => {
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+  });
+
+  it('never leaves a recipient’s box or a goods header alone at a page’s foot, wherever the page ends', async () => {
+    // The first recipient's goods push the second one's box down a little more each time, through
+    // the foot of page 1 (page 1 holds 18 of these goods after the boxes).
+    for (let count = 6; count <= 20; count++) {
+      const guide = pdfText(await renderRide(guideData(sampleGuide([count, 3]))), 'raw');
+      for (const page of (await guide).split('\f').map(collapse)) {
+        const lastGood = page.lastIndexOf('Bien ');
+        const lastBox = page.lastIndexOf('Motivo Traslado:');
+        const lastHeader = page.lastIndexOf('Cantidad Descripción Código Principal Código Auxiliar');
+        expect(lastBox, `${count} goods: a box at the foot`).toBeLessThan(Math.max(lastGood, 0));
+        expect(lastHeader, `${count} goods: a header at the foot`).toBeLessThan(Math.max(lastGood, 0));
+      }
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { code128Widths } from '../../../core/fiscal/sri/ride-barcode.js';
-import { paymentMethodName, rimpeLegend, totalsRows } from '../../../core/fiscal/sri/ride-labels.js';
+import { paymentMethodName, rimpeLegend, supportDocumentName, totalsRows } from '../../../core/fiscal/sri/ride-labels.js';
 import {
   fittingSize,
   formatDate,
@@ -132,6 +132,19 @@ describe('paymentMethodName / rimpeLegend', () => {
     expect(rimpeLegend('rimpe_negocio_popular')).toBe('CONTRIBUYENTE NEGOCIO POPULAR - RÉGIMEN RIMPE');
     expect(rimpeLegend('general')).toBeNull();
     expect(rimpeLegend(undefined)).toBeNull();
+  });
+});
+
+describe('supportDocumentName', () => {
+  it('names a guide’s support document by the title of its type, as the document’s own RIDE does', () => {
+    expect(supportDocumentName('01', '001-001-000000123')).toBe('FACTURA 001-001-000000123');
+    expect(supportDocumentName('03', '001-002-000000007')).toBe('LIQUIDACIÓN DE COMPRA DE BIENES Y PRESTACIÓN DE SERVICIOS 001-002-000000007');
+    expect(supportDocumentName('04', '001-001-000000045')).toBe('NOTA DE CRÉDITO 001-001-000000045');
+    expect(supportDocumentName('02', '002-001-000000310')).toBe('NOTA DE VENTA 002-001-000000310');
+  });
+
+  it('names a type it does not know by its code', () => {
+    expect(supportDocumentName('12', '001-001-000000001')).toBe('Documento 12 001-001-000000001');
   });
 });
 
