@@ -180,3 +180,39 @@ export async function startInvoiceRig(options: RigOptions = {}): Promise<Invoice
   };
   return rig;
 }
+
+/** POST, GET and wait on one comprobante route of CONTRACT §15 (`/api/v1/credit-notes`…), as the tests of each type use them. */
+export interface ComprobanteClient {
+  post(body: unknown, key?: string): Promise<InvoiceAnswer>;
+  get(id: string, key?: string): Promise<{ status: number; json: { data: Record<string, unknown> & { status: string } } }>;
+  waitFor(id: string, statuses: string[], key?: string): Promise<Record<string, unknown> & { status: string }>;
+}
+
+export function comprobanteClient(rig: InvoiceRig, route: string): ComprobanteClient {
+  const client: ComprobanteClient = {
+    async post(body, key = rig.agent.testKey) {
+      const res = await rig.agent.fetch(route, { method: 'POST', headers: fiscalHeaders(key), body: JSON.stringify(body) });
+      return { status: res.status, headers: res.headers, json: (await res.json()) as InvoiceAnswer['json'] };
+    },
+    async get(id, key = rig.agent.testKey) {
+      const res = await rig.agent.fetch(`${route}/${id}`, { headers: { Authorization: `Bearer ${key}` } });
+      return { status: res.status, json: (await res.json()) as { data: Record<string, unknown> & { status: string } } };
+    },
+    async waitFor(id, statuses, key = rig.agent.testKey) {
+      const until = Date.now() + 15_000;
+      for (;;) {
+        const { status, json } = await client.get(id, key);
+        if (status === 200 && statuses.includes(json.data.status)) return json.data;
+        if (Date.now() > until) throw new Error(`${route}/${id}: not ${statuses.join('|')} in time; last ${JSON.stringify(json).slice(0, 800)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+  return client;
+}
+
+/** How many documents and submission jobs the store has: what a refused body must leave as it was. */
+export function storeCounts(agent: TestAgent): { documents: number; submissions: number } {
+  const count = (table: string) => agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
+  return { documents: count('documents'), submissions: count('fiscal_submissions') };
+}

@@ -17,7 +17,7 @@
  */
 import { COD_DOC } from './access-key.js';
 import type { ComputedInvoice, Issuer, Numbering } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
+import { comprobante, detalles, el, fecha, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
 
 export { contribuyenteRimpeOf } from './xml-parts.js';
 
@@ -65,23 +65,5 @@ export function buildFacturaXml(issuer: Issuer, invoice: ComputedInvoice, number
     pagos(invoice.payments) +
     '</infoFactura>';
 
-  const detalles =
-    '<detalles>' +
-    invoice.lines
-      .map(
-        (l) =>
-          '<detalle>' +
-          el('codigoPrincipal', text(l.code, 25, 'line code')) +
-          el('descripcion', text(l.description, 300, 'line description')) +
-          el('cantidad', l.quantity) +
-          el('precioUnitario', l.unitPrice) +
-          el('descuento', l.discount) +
-          el('precioTotalSinImpuesto', l.subtotal) +
-          `<impuestos>${l.taxes.map(impuesto).join('')}</impuestos>` +
-          '</detalle>',
-      )
-      .join('') +
-    '</detalles>';
-
-  return comprobante('factura', '2.1.0', `${infoTributariaXml}${infoFactura}${detalles}${infoAdicional(infoAdicionalOf(invoice))}`);
+  return comprobante('factura', '2.1.0', `${infoTributariaXml}${infoFactura}${detalles(invoice.lines, 'codigoPrincipal')}${infoAdicional(infoAdicionalOf(invoice))}`);
 }

@@ -7,7 +7,7 @@
  */
 import { COD_DOC } from './access-key.js';
 import type { ComputedPurchaseSettlement, Issuer, Numbering } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
+import { comprobante, detalles, el, fecha, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
 
 /** The campos adicionales of a purchase settlement: the supplier's email and phone, then the body's. */
 export function purchaseInfoAdicional(settlement: ComputedPurchaseSettlement): Array<{ name: string; value: string }> {
@@ -49,23 +49,5 @@ export function buildLiquidacionCompraXml(issuer: Issuer, settlement: ComputedPu
     pagos(settlement.payments) +
     '</infoLiquidacionCompra>';
 
-  const detalles =
-    '<detalles>' +
-    settlement.lines
-      .map(
-        (l) =>
-          '<detalle>' +
-          el('codigoPrincipal', text(l.code, 25, 'line code')) +
-          el('descripcion', text(l.description, 300, 'line description')) +
-          el('cantidad', l.quantity) +
-          el('precioUnitario', l.unitPrice) +
-          el('descuento', l.discount) +
-          el('precioTotalSinImpuesto', l.subtotal) +
-          `<impuestos>${l.taxes.map(impuesto).join('')}</impuestos>` +
-          '</detalle>',
-      )
-      .join('') +
-    '</detalles>';
-
-  return comprobante('liquidacionCompra', '1.1.0', `${infoTributariaXml}${info}${detalles}${infoAdicional(purchaseInfoAdicional(settlement))}`);
+  return comprobante('liquidacionCompra', '1.1.0', `${infoTributariaXml}${info}${detalles(settlement.lines, 'codigoPrincipal')}${infoAdicional(purchaseInfoAdicional(settlement))}`);
 }

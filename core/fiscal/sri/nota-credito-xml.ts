@@ -11,7 +11,7 @@
 import { COD_DOC } from './access-key.js';
 import { infoAdicionalOf } from './factura-xml.js';
 import type { ComputedCreditNote, Issuer, Numbering, TaxAmount } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, text } from './xml-parts.js';
+import { comprobante, detalles, el, infoAdicional, infoTributaria, invariant, notaHeader, text } from './xml-parts.js';
 
 function totalImpuesto(t: TaxAmount): string {
   return `<totalImpuesto>${el('codigo', t.codigo)}${el('codigoPorcentaje', t.codigoPorcentaje)}${el('baseImponible', t.baseImponible)}${el('valor', t.valor)}</totalImpuesto>`;
@@ -28,21 +28,10 @@ export function buildNotaCreditoXml(issuer: Issuer, note: ComputedCreditNote, nu
   const series = { codDoc: COD_DOC.notaCredito, issueDate: note.issueDate, establishment: note.establishment, emissionPoint: note.emissionPoint };
   const { xml: infoTributariaXml, establishment } = infoTributaria(issuer, series, numbering);
   invariant(note.lines.length > 0 && note.lines.every((l) => l.taxes.length > 0), 'every credit note has lines, every line taxes');
-  invariant(/^\d{3}-\d{3}-\d{9}$/.test(note.modified.numero), 'the modified document number must be 000-000-000000000');
 
-  const { customer } = note;
   const infoNotaCredito =
     '<infoNotaCredito>' +
-    el('fechaEmision', fecha(note.issueDate)) +
-    el('dirEstablecimiento', text(establishment.address, 300, 'establishment address')) +
-    el('tipoIdentificacionComprador', customer.idTypeCode) +
-    el('razonSocialComprador', text(customer.name, 300, 'customer name')) +
-    el('identificacionComprador', text(customer.taxId, 20, 'customer id')) +
-    el('contribuyenteEspecial', issuer.contribuyente_especial) +
-    el('obligadoContabilidad', issuer.obligado_contabilidad ? 'SI' : 'NO') +
-    el('codDocModificado', note.modified.codDoc) +
-    el('numDocModificado', note.modified.numero) +
-    el('fechaEmisionDocSustento', fecha(note.modified.issueDate)) +
+    notaHeader(issuer, establishment, note) +
     el('totalSinImpuestos', note.totalWithoutTaxes) +
     el('valorModificacion', note.grandTotal) +
     el('moneda', 'DOLAR') +
@@ -50,23 +39,5 @@ export function buildNotaCreditoXml(issuer: Issuer, note: ComputedCreditNote, nu
     el('motivo', text(note.reason, 300, 'motivo')) +
     '</infoNotaCredito>';
 
-  const detalles =
-    '<detalles>' +
-    note.lines
-      .map(
-        (l) =>
-          '<detalle>' +
-          el('codigoInterno', text(l.code, 25, 'line code')) +
-          el('descripcion', text(l.description, 300, 'line description')) +
-          el('cantidad', l.quantity) +
-          el('precioUnitario', l.unitPrice) +
-          el('descuento', l.discount) +
-          el('precioTotalSinImpuesto', l.subtotal) +
-          `<impuestos>${l.taxes.map(impuesto).join('')}</impuestos>` +
-          '</detalle>',
-      )
-      .join('') +
-    '</detalles>';
-
-  return comprobante('notaCredito', '1.1.0', `${infoTributariaXml}${infoNotaCredito}${detalles}${infoAdicional(infoAdicionalOf(note))}`);
+  return comprobante('notaCredito', '1.1.0', `${infoTributariaXml}${infoNotaCredito}${detalles(note.lines, 'codigoInterno')}${infoAdicional(infoAdicionalOf(note))}`);
 }

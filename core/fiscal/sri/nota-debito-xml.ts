@@ -9,7 +9,7 @@
 import { COD_DOC } from './access-key.js';
 import { infoAdicionalOf } from './factura-xml.js';
 import type { ComputedDebitNote, Issuer, Numbering } from './invoice-model.js';
-import { comprobante, el, fecha, impuesto, infoAdicional, infoTributaria, invariant, pagos, text } from './xml-parts.js';
+import { comprobante, el, impuesto, infoAdicional, infoTributaria, invariant, notaHeader, pagos, text } from './xml-parts.js';
 
 /**
  * The unsigned notaDebito 1.0.0 of `note`, issued by `issuer` with `numbering`.
@@ -22,21 +22,10 @@ export function buildNotaDebitoXml(issuer: Issuer, note: ComputedDebitNote, numb
   const series = { codDoc: COD_DOC.notaDebito, issueDate: note.issueDate, establishment: note.establishment, emissionPoint: note.emissionPoint };
   const { xml: infoTributariaXml, establishment } = infoTributaria(issuer, series, numbering);
   invariant(note.reasons.length > 0 && note.taxTotals.length > 0, 'every debit note has reasons and taxes');
-  invariant(/^\d{3}-\d{3}-\d{9}$/.test(note.modified.numero), 'the modified document number must be 000-000-000000000');
 
-  const { customer } = note;
   const infoNotaDebito =
     '<infoNotaDebito>' +
-    el('fechaEmision', fecha(note.issueDate)) +
-    el('dirEstablecimiento', text(establishment.address, 300, 'establishment address')) +
-    el('tipoIdentificacionComprador', customer.idTypeCode) +
-    el('razonSocialComprador', text(customer.name, 300, 'customer name')) +
-    el('identificacionComprador', text(customer.taxId, 20, 'customer id')) +
-    el('contribuyenteEspecial', issuer.contribuyente_especial) +
-    el('obligadoContabilidad', issuer.obligado_contabilidad ? 'SI' : 'NO') +
-    el('codDocModificado', note.modified.codDoc) +
-    el('numDocModificado', note.modified.numero) +
-    el('fechaEmisionDocSustento', fecha(note.modified.issueDate)) +
+    notaHeader(issuer, establishment, note) +
     el('totalSinImpuestos', note.totalWithoutTaxes) +
     `<impuestos>${note.taxTotals.map(impuesto).join('')}</impuestos>` +
     el('valorTotal', note.grandTotal) +

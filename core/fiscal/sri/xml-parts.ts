@@ -10,7 +10,7 @@
  */
 import { accessKeyFor } from './access-key.js';
 import { hasForbiddenCharacter } from './invoice-body.js';
-import type { Establishment, Issuer, Numbering, Payment, TaxAmount } from './invoice-model.js';
+import type { ComputedLine, Customer, Establishment, Issuer, ModifiedDocument, Numbering, Payment, TaxAmount } from './invoice-model.js';
 
 export function escapeText(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -56,6 +56,46 @@ export function impuesto(t: TaxAmount): string {
 /** A `totalImpuesto` with its `tarifa` (factura 2.1.0, liquidacionCompra; the notas' have none). */
 export function totalImpuestoWithTarifa(t: TaxAmount): string {
   return `<totalImpuesto>${el('codigo', t.codigo)}${el('codigoPorcentaje', t.codigoPorcentaje)}${el('baseImponible', t.baseImponible)}${el('tarifa', t.tarifa)}${el('valor', t.valor)}</totalImpuesto>`;
+}
+
+/**
+ * `detalles` of a comprobante with lines (factura, notaCredito, liquidacionCompra): each line's
+ * code (`codigoPrincipal`, or a nota de crédito's `codigoInterno`), description, quantity, unit
+ * price, discount, subtotal and taxes, in that order (the XSDs' sequence).
+ */
+export function detalles(lines: readonly ComputedLine[], codeElement: 'codigoPrincipal' | 'codigoInterno'): string {
+  const detalle = (l: ComputedLine) =>
+    '<detalle>' +
+    el(codeElement, text(l.code, 25, 'line code')) +
+    el('descripcion', text(l.description, 300, 'line description')) +
+    el('cantidad', l.quantity) +
+    el('precioUnitario', l.unitPrice) +
+    el('descuento', l.discount) +
+    el('precioTotalSinImpuesto', l.subtotal) +
+    `<impuestos>${l.taxes.map(impuesto).join('')}</impuestos>` +
+    '</detalle>';
+  return `<detalles>${lines.map(detalle).join('')}</detalles>`;
+}
+
+/**
+ * The buyer and the modified document of a nota (crédito or débito), from fechaEmision to
+ * fechaEmisionDocSustento: the same run of elements in both XSDs.
+ */
+export function notaHeader(issuer: Issuer, establishment: Establishment, note: { issueDate: string; customer: Customer; modified: ModifiedDocument }): string {
+  invariant(/^\d{3}-\d{3}-\d{9}$/.test(note.modified.numero), 'the modified document number must be 000-000-000000000');
+  const { customer } = note;
+  return (
+    el('fechaEmision', fecha(note.issueDate)) +
+    el('dirEstablecimiento', text(establishment.address, 300, 'establishment address')) +
+    el('tipoIdentificacionComprador', customer.idTypeCode) +
+    el('razonSocialComprador', text(customer.name, 300, 'customer name')) +
+    el('identificacionComprador', text(customer.taxId, 20, 'customer id')) +
+    el('contribuyenteEspecial', issuer.contribuyente_especial) +
+    el('obligadoContabilidad', issuer.obligado_contabilidad ? 'SI' : 'NO') +
+    el('codDocModificado', note.modified.codDoc) +
+    el('numDocModificado', note.modified.numero) +
+    el('fechaEmisionDocSustento', fecha(note.modified.issueDate))
+  );
 }
 
 /** `pagos` with each `pago`, or nothing when there is none (factura, notaDebito, liquidacionCompra). */

@@ -13,7 +13,7 @@ import { verifyXadesBes } from '../../../core/xml/index.js';
 import { createEndpoint } from '../../helpers/agent.js';
 import { sriMessages } from '../../helpers/fake-sri/index.js';
 import { fiscalHeaders } from '../../helpers/documents.js';
-import { CUSTOMER_CEDULA, startInvoiceRig, validInvoiceBody, type InvoiceAnswer, type InvoiceRig } from '../../helpers/invoices.js';
+import { comprobanteClient, CUSTOMER_CEDULA, startInvoiceRig, storeCounts, validInvoiceBody, type InvoiceAnswer, type InvoiceRig } from '../../helpers/invoices.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
 
@@ -51,25 +51,10 @@ function noteBody(target: Record<string, unknown>, overrides: Record<string, unk
   };
 }
 
-async function postNote(body: unknown, key = rig.agent.testKey): Promise<InvoiceAnswer> {
-  const res = await rig.agent.fetch('/api/v1/credit-notes', { method: 'POST', headers: fiscalHeaders(key), body: JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as InvoiceAnswer['json'] };
-}
-
-async function getNote(id: string, key = rig.agent.testKey): Promise<{ status: number; json: { data: Record<string, unknown> & { status: string } } }> {
-  const res = await rig.agent.fetch(`/api/v1/credit-notes/${id}`, { headers: { Authorization: `Bearer ${key}` } });
-  return { status: res.status, json: (await res.json()) as { data: Record<string, unknown> & { status: string } } };
-}
-
-async function waitForNote(id: string, statuses: string[], key = rig.agent.testKey): Promise<Record<string, unknown> & { status: string }> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const { status, json } = await getNote(id, key);
-    if (status === 200 && statuses.includes(json.data.status)) return json.data;
-    if (Date.now() > until) throw new Error(`credit note ${id}: not ${statuses.join('|')} in time; last ${JSON.stringify(json).slice(0, 800)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const notes = () => comprobanteClient(rig, '/api/v1/credit-notes');
+const postNote = (body: unknown, key?: string) => notes().post(body, key);
+const getNote = (id: string, key?: string) => notes().get(id, key);
+const waitForNote = (id: string, statuses: string[], key?: string) => notes().waitFor(id, statuses, key);
 
 /** An authorized invoice of the rig (135.00 by default). */
 async function authorizedInvoice(key = rig.agent.testKey, overrides: Record<string, unknown> = {}): Promise<{ id: string; numero: string; issue_date: string }> {
@@ -79,11 +64,7 @@ async function authorizedInvoice(key = rig.agent.testKey, overrides: Record<stri
   return json.data as unknown as { id: string; numero: string; issue_date: string };
 }
 
-/** How many documents and submission jobs the store has: what a refusal must leave as it was. */
-function bookState(): { documents: number; submissions: number } {
-  const count = (table: string) => rig.agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
-  return { documents: count('documents'), submissions: count('fiscal_submissions') };
-}
+const bookState = () => storeCounts(rig.agent);
 
 describe('a credit note from POST to AUTORIZADO', () => {
   it('modifies an invoice by its Sello id: numbered in its own series, signed, authorized, its XML the SRI’s notaCredito', async () => {

@@ -11,9 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyXadesBes } from '../../../core/xml/index.js';
 import { createEndpoint } from '../../helpers/agent.js';
-import { fiscalHeaders } from '../../helpers/documents.js';
 import { sriMessages } from '../../helpers/fake-sri/index.js';
-import { startInvoiceRig, validInvoiceBody, type InvoiceAnswer, type InvoiceRig } from '../../helpers/invoices.js';
+import { comprobanteClient, startInvoiceRig, storeCounts, validInvoiceBody, type InvoiceRig } from '../../helpers/invoices.js';
 import { startReceiver, type Receiver } from '../../helpers/receiver.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
 
@@ -53,32 +52,15 @@ function noteBody(target: Record<string, unknown>, overrides: Record<string, unk
   };
 }
 
-async function postNote(body: unknown, key = rig.agent.testKey): Promise<InvoiceAnswer> {
-  const res = await rig.agent.fetch('/api/v1/debit-notes', { method: 'POST', headers: fiscalHeaders(key), body: JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as InvoiceAnswer['json'] };
-}
-
-async function waitForNote(id: string, statuses: string[], key = rig.agent.testKey): Promise<Record<string, unknown> & { status: string }> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const res = await rig.agent.fetch(`/api/v1/debit-notes/${id}`, { headers: { Authorization: `Bearer ${key}` } });
-    const json = (await res.json()) as { data: Record<string, unknown> & { status: string } };
-    if (res.status === 200 && statuses.includes(json.data.status)) return json.data;
-    if (Date.now() > until) throw new Error(`debit note ${id}: not ${statuses.join('|')} in time; last ${JSON.stringify(json).slice(0, 800)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const notes = () => comprobanteClient(rig, '/api/v1/debit-notes');
+const postNote = (body: unknown, key?: string) => notes().post(body, key);
+const waitForNote = (id: string, statuses: string[], key?: string) => notes().waitFor(id, statuses, key);
 
 async function authorizedInvoice(key = rig.agent.testKey): Promise<{ id: string; numero: string; issue_date: string }> {
   const { status, json } = await rig.post(rig.invoiceBody(nextRef('FAC')), key);
   expect(status, JSON.stringify(json)).toBe(201);
   await rig.waitForStatus(json.data!.id, ['authorized'], { key });
   return json.data as unknown as { id: string; numero: string; issue_date: string };
-}
-
-function storeCounts(): { documents: number; submissions: number } {
-  const count = (table: string) => rig.agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
-  return { documents: count('documents'), submissions: count('fiscal_submissions') };
 }
 
 describe('a debit note from POST to AUTORIZADO', () => {
@@ -155,7 +137,7 @@ describe('bad debit notes: a clear 422, and nothing numbered or stored', () => {
     rig.sri.enqueue('autorizacion', { kind: 'no-autorizado', mensajes: [sriMessages.firmaInvalida('La firma es inválida')] });
     const refused = await rig.post(rig.invoiceBody(nextRef('FAC')));
     await rig.waitForStatus(refused.json.data!.id, ['rejected']);
-    const before = storeCounts();
+    const before = storeCounts(rig.agent);
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [noteBody({}), 'invoice_id', /uno de los dos/],
       [noteBody({ invoice_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7' }), 'invoice_id', /no es una factura emitida por Sello/],
@@ -175,7 +157,7 @@ describe('bad debit notes: a clear 422, and nothing numbered or stored', () => {
       expect(status, `${field}: ${JSON.stringify(json)}`).toBe(422);
       expect(json.errors?.[field]?.join(' '), `${field}: ${JSON.stringify(json)}`).toMatch(message);
     }
-    expect(storeCounts()).toEqual(before);
+    expect(storeCounts(rig.agent)).toEqual(before);
     // The refusals took no number: the next note is the series' next.
     const next = await postNote(noteBody({ invoice_id: invoice.id }));
     expect(next.status, JSON.stringify(next.json)).toBe(201);

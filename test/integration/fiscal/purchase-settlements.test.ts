@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyXadesBes } from '../../../core/xml/index.js';
-import { fiscalHeaders } from '../../helpers/documents.js';
-import { startInvoiceRig, validInvoiceBody, type InvoiceAnswer, type InvoiceRig } from '../../helpers/invoices.js';
+import { comprobanteClient, startInvoiceRig, storeCounts, validInvoiceBody, type InvoiceRig } from '../../helpers/invoices.js';
 
 let rig: InvoiceRig;
 beforeAll(async () => {
@@ -33,26 +32,9 @@ function settlementBody(overrides: Record<string, unknown> = {}): Record<string,
   };
 }
 
-async function post(body: unknown): Promise<InvoiceAnswer> {
-  const res = await rig.agent.fetch('/api/v1/purchase-settlements', { method: 'POST', headers: fiscalHeaders(rig.agent.testKey), body: JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as InvoiceAnswer['json'] };
-}
-
-async function waitFor(id: string, statuses: string[]): Promise<Record<string, unknown> & { status: string }> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const res = await rig.agent.fetch(`/api/v1/purchase-settlements/${id}`, { headers: { Authorization: `Bearer ${rig.agent.testKey}` } });
-    const json = (await res.json()) as { data: Record<string, unknown> & { status: string } };
-    if (res.status === 200 && statuses.includes(json.data.status)) return json.data;
-    if (Date.now() > until) throw new Error(`settlement ${id}: not ${statuses.join('|')}; last ${JSON.stringify(json).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-function storeCounts(): { documents: number; submissions: number } {
-  const count = (table: string) => rig.agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
-  return { documents: count('documents'), submissions: count('fiscal_submissions') };
-}
+const client = () => comprobanteClient(rig, '/api/v1/purchase-settlements');
+const post = (body: unknown) => client().post(body);
+const waitFor = (id: string, statuses: string[]) => client().waitFor(id, statuses);
 
 describe('a purchase settlement from POST to AUTORIZADO', () => {
   it('is numbered in its own series, authorized, its XML the SRI’s liquidacionCompra, its RIDE naming the supplier', async () => {
@@ -97,7 +79,7 @@ describe('a purchase settlement from POST to AUTORIZADO', () => {
 
 describe('bad purchase settlements: a clear 422, and nothing numbered or stored', () => {
   it('refuses what names its field', async () => {
-    const before = storeCounts();
+    const before = storeCounts(rig.agent);
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [settlementBody({ supplier: { name: 'Consumidor', tax_id: '9999999999999', tax_id_type: { type: 'ec-consumidor-final', code: '07' } } }), 'supplier.tax_id_type.type', /no es un consumidor final/],
       [settlementBody({ supplier: { name: 'Rosa', tax_id: '1714307104', tax_id_type: { type: 'ec-cedula', code: '05' } } }), 'supplier.tax_id', /dígito verificador/],
@@ -111,7 +93,7 @@ describe('bad purchase settlements: a clear 422, and nothing numbered or stored'
       expect(status, `${field}: ${JSON.stringify(json)}`).toBe(422);
       expect(json.errors?.[field]?.join(' '), `${field}: ${JSON.stringify(json)}`).toMatch(message);
     }
-    expect(storeCounts()).toEqual(before);
+    expect(storeCounts(rig.agent)).toEqual(before);
   });
 
   it('is idempotent by external_ref', async () => {

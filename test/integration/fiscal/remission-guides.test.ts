@@ -10,9 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ecuadorDate } from '../../../core/fiscal/sri/index.js';
 import { verifyXadesBes } from '../../../core/xml/index.js';
-import { fiscalHeaders } from '../../helpers/documents.js';
 import { sriMessages } from '../../helpers/fake-sri/index.js';
-import { CUSTOMER_CEDULA, startInvoiceRig, type InvoiceAnswer, type InvoiceRig } from '../../helpers/invoices.js';
+import { comprobanteClient, CUSTOMER_CEDULA, startInvoiceRig, storeCounts, type InvoiceRig } from '../../helpers/invoices.js';
 
 let rig: InvoiceRig;
 beforeAll(async () => {
@@ -57,26 +56,9 @@ function guideBody(overrides: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
-async function post(body: unknown): Promise<InvoiceAnswer> {
-  const res = await rig.agent.fetch('/api/v1/remission-guides', { method: 'POST', headers: fiscalHeaders(rig.agent.testKey), body: JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as InvoiceAnswer['json'] };
-}
-
-async function waitFor(id: string, statuses: string[]): Promise<Record<string, unknown> & { status: string }> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const res = await rig.agent.fetch(`/api/v1/remission-guides/${id}`, { headers: { Authorization: `Bearer ${rig.agent.testKey}` } });
-    const json = (await res.json()) as { data: Record<string, unknown> & { status: string } };
-    if (res.status === 200 && statuses.includes(json.data.status)) return json.data;
-    if (Date.now() > until) throw new Error(`guide ${id}: not ${statuses.join('|')}; last ${JSON.stringify(json).slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-function storeCounts(): { documents: number; submissions: number } {
-  const count = (table: string) => rig.agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
-  return { documents: count('documents'), submissions: count('fiscal_submissions') };
-}
+const client = () => comprobanteClient(rig, '/api/v1/remission-guides');
+const post = (body: unknown) => client().post(body);
+const waitFor = (id: string, statuses: string[]) => client().waitFor(id, statuses);
 
 describe('a remission guide from POST to AUTORIZADO', () => {
   it('is numbered in its own series, authorized, its XML the SRI’s guiaRemision, the invoice its recipient’s supporting document', async () => {
@@ -132,7 +114,7 @@ describe('bad remission guides: a clear 422, and nothing numbered or stored', ()
     rig.sri.enqueue('autorizacion', { kind: 'no-autorizado', mensajes: [sriMessages.firmaInvalida('La firma es inválida')] });
     const refused = await rig.post(rig.invoiceBody(`FAC-GR-${++ref}`));
     await rig.waitForStatus(refused.json.data!.id, ['rejected']);
-    const before = storeCounts();
+    const before = storeCounts(rig.agent);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [guideBody({ transport_start: today(), transport_end: yesterday }), 'transport_end', /./],
@@ -150,7 +132,7 @@ describe('bad remission guides: a clear 422, and nothing numbered or stored', ()
       expect(status, `${field}: ${JSON.stringify(json)}`).toBe(422);
       expect(json.errors?.[field]?.join(' '), `${field}: ${JSON.stringify(json)}`).toMatch(message);
     }
-    expect(storeCounts()).toEqual(before);
+    expect(storeCounts(rig.agent)).toEqual(before);
   });
 
   it('is idempotent by external_ref', async () => {
