@@ -18,11 +18,12 @@ import { issueTestCertificate, openDataTestCa, parseTestCertificateRequest } fro
 import type { ConfigOverrides } from '../../core/config.js';
 import { ecuadorDate } from '../../core/fiscal/sri/index.js';
 import { loadSecretBox } from '../../core/secrets/index.js';
-import { startTestAgent, type TestAgent } from './agent.js';
+import { createEndpoint, startTestAgent, type TestAgent } from './agent.js';
 import { testPrincipal } from './certificates.js';
 import { fiscalHeaders } from './documents.js';
 import { startFakeSri, type FakeSri, type FakeSriOptions } from './fake-sri/index.js';
-import type { TestPki } from './test-ca.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { createTestPki, type TestPki } from './test-ca.js';
 
 /** A sociedad privada RUC with a valid modulo-11 digit. */
 export const ISSUER_RUC = '1792146739001';
@@ -215,4 +216,27 @@ export function comprobanteClient(rig: InvoiceRig, route: string): ComprobanteCl
 export function storeCounts(agent: TestAgent): { documents: number; submissions: number } {
   const count = (table: string) => agent.store.statement<[], { n: number }>(`select count(*) as n from ${table}`).get()!.n;
   return { documents: count('documents'), submissions: count('fiscal_submissions') };
+}
+
+/** An invoice rig with a live issuer too, and an HTTPS receiver subscribed with `secret` to the live key's webhooks. */
+export interface WebhookRig {
+  rig: InvoiceRig;
+  receiver: Receiver;
+  close(): Promise<void>;
+}
+
+export async function startWebhookRig(secret: string): Promise<WebhookRig> {
+  const pki = await createTestPki();
+  const rig = await startInvoiceRig({ livePki: pki, config: { caFile: pki.ca.certificatePath } });
+  const receiver = await startReceiver(pki);
+  await createEndpoint(rig.agent, rig.agent.liveKey, { url: receiver.url, secret });
+  return {
+    rig,
+    receiver,
+    async close() {
+      await rig.close();
+      await receiver.close();
+      await pki.cleanup();
+    },
+  };
 }

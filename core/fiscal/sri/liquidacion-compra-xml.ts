@@ -6,15 +6,13 @@
  * The supplier's email and phone go first in infoAdicional, as the customer's do on a factura.
  */
 import { COD_DOC } from './access-key.js';
+import { infoAdicionalOf } from './factura-xml.js';
 import type { ComputedPurchaseSettlement, Issuer, Numbering } from './invoice-model.js';
 import { comprobante, detalles, el, fecha, infoAdicional, infoTributaria, invariant, pagos, text, totalImpuestoWithTarifa } from './xml-parts.js';
 
 /** The campos adicionales of a purchase settlement: the supplier's email and phone, then the body's. */
 export function purchaseInfoAdicional(settlement: ComputedPurchaseSettlement): Array<{ name: string; value: string }> {
-  const fields: Array<{ name: string; value: string }> = [];
-  if (settlement.supplier.email) fields.push({ name: 'Email', value: settlement.supplier.email });
-  if (settlement.supplier.phone) fields.push({ name: 'Teléfono', value: settlement.supplier.phone });
-  return [...fields, ...settlement.additionalInfo];
+  return infoAdicionalOf({ customer: settlement.supplier, additionalInfo: settlement.additionalInfo });
 }
 
 /**

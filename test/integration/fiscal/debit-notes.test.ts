@@ -10,29 +10,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyXadesBes } from '../../../core/xml/index.js';
-import { createEndpoint } from '../../helpers/agent.js';
 import { sriMessages } from '../../helpers/fake-sri/index.js';
-import { comprobanteClient, startInvoiceRig, storeCounts, validInvoiceBody, type InvoiceRig } from '../../helpers/invoices.js';
-import { startReceiver, type Receiver } from '../../helpers/receiver.js';
-import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
+import { comprobanteClient, startWebhookRig, storeCounts, validInvoiceBody, type InvoiceRig, type WebhookRig } from '../../helpers/invoices.js';
+import type { Receiver } from '../../helpers/receiver.js';
 
 const SECRET = 'un-secreto-de-notas-de-debito';
 
-let pki: TestPki;
+let live: WebhookRig;
 let rig: InvoiceRig;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  pki = await createTestPki();
-  rig = await startInvoiceRig({ livePki: pki, config: { caFile: pki.ca.certificatePath } });
-  receiver = await startReceiver(pki);
-  await createEndpoint(rig.agent, rig.agent.liveKey, { url: receiver.url, secret: SECRET });
+  live = await startWebhookRig(SECRET);
+  ({ rig, receiver } = live);
 });
 
 afterAll(async () => {
-  await rig?.close();
-  await receiver?.close();
-  await pki?.cleanup();
+  await live?.close();
 });
 
 let ref = 0;
