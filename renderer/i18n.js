@@ -30,6 +30,7 @@ const es = {
     invoices: 'Comprobantes electrónicos que esperan el PIN', numero: 'Número', externalRef: 'Referencia del ERP', issued: 'Emitido', reason: 'Situación',
     triesState: { ok: 'sin fallos', low: 'quedan pocos', final_try: 'queda el último', locked: 'PIN bloqueado', unknown: 'desconocidos' },
     waitingToken: 'Esperando el token.', givePin: 'Firmar y enviar al SRI', pinGiven: 'PIN correcto. Comprobantes que ahora se firman y se envían al SRI:' },
+  docTypes: { invoice: 'Factura', credit_note: 'Nota de crédito', debit_note: 'Nota de débito', purchase_invoice: 'Liquidación de compra', remission_guide: 'Guía de remisión', withholding: 'Comprobante de retención' },
   certificados: {
     subject: 'Titular', type: 'Tipo', expiry: 'Vence', status: 'Estado', expiring: 'vence pronto', expired: 'vencido', source: 'Origen',
     importTitle: 'Importar un archivo .p12', file: 'Archivo .p12 o .pfx', password: 'Contraseña del archivo', import: 'Importar', imported: 'Certificado importado:',
@@ -93,6 +94,7 @@ const en = {
     invoices: 'Electronic tax documents waiting for the PIN', numero: 'Number', externalRef: 'ERP reference', issued: 'Issued', reason: 'Situation',
     triesState: { ok: 'no failures', low: 'few left', final_try: 'last try left', locked: 'PIN locked', unknown: 'unknown' },
     waitingToken: 'Waiting for the token.', givePin: 'Sign and send to the SRI', pinGiven: 'Right PIN. Documents now being signed and sent to the SRI:' },
+  docTypes: { invoice: 'Invoice', credit_note: 'Credit note', debit_note: 'Debit note', purchase_invoice: 'Purchase settlement', remission_guide: 'Remission guide', withholding: 'Withholding receipt' },
   certificados: {
     subject: 'Holder', type: 'Type', expiry: 'Expires', status: 'Status', expiring: 'expires soon', expired: 'expired', source: 'Source',
     importTitle: 'Import a .p12 file', file: '.p12 or .pfx file', password: 'File password', import: 'Import', imported: 'Certificate imported:',

@@ -281,6 +281,12 @@ export async function firmas(root) {
 }
 
 /** The comprobantes waiting on one token, and the PIN that lets them all be signed and sent. */
+/** A comprobante's type as the office calls it ("Factura", "Nota de crédito"…); the doc_type itself when unknown. */
+function docTypeName(docType) {
+  const names = t('docTypes');
+  return (names && names[docType]) || docType;
+}
+
 function invoicesWaiting(g, root) {
   const pin = field('pin', t('firmas.pin'), { type: 'password', input: { autocomplete: 'off', inputmode: 'numeric' } });
   const give = form({
@@ -294,7 +300,7 @@ function invoicesWaiting(g, root) {
       root.querySelector('.result')?.replaceChildren(notice(`${t('firmas.pinGiven')} ${r.data.waiting_invoices}`));
     },
   });
-  const rows = g.invoices.map((i) => [h('code', {}, i.numero), i.book, i.external_ref, i.environment, date(i.created_at), i.reason ?? t('firmas.waitingToken')]);
+  const rows = g.invoices.map((i) => [[docTypeName(i.doc_type), ' ', h('code', {}, i.numero)], i.book, i.external_ref, i.environment, date(i.created_at), i.reason ?? t('firmas.waitingToken')]);
   return h(
     'section',
     { className: 'token invoices', 'data-token-invoices': g.token.serial ?? '' },

@@ -59,7 +59,7 @@ describe('comprobantes waiting for a token PIN', () => {
     await go('firmas');
     const section = page.locator('section.invoices');
     await expect(section.locator('h2').textContent()).resolves.toMatch(/^Comprobantes electrónicos que esperan el PIN — Token: emisor \(conectado\)/);
-    await expect(section.locator('td').first().textContent()).resolves.toBe(invoice.numero);
+    await expect(section.locator('td').first().textContent()).resolves.toBe(`Factura ${invoice.numero}`);
     await expect(section.textContent()).resolves.toContain('Esperando el PIN del token «emisor»');
 
     const send = section.getByRole('button', { name: 'Firmar y enviar al SRI' });

@@ -13,6 +13,8 @@ export interface WaitingOnToken {
   book: string;
   environment: 'test' | 'live';
   external_ref: string;
+  /** The §6 doc_type: invoice, credit_note, debit_note, purchase_invoice (a liquidación de compra), remission_guide. */
+  doc_type: string;
   numero: string;
   access_key: string;
   created_at: string;
@@ -29,7 +31,7 @@ export interface WaitingOnToken {
 export function waitingOnTokens(store: Store): WaitingOnToken[] {
   return store
     .statement<[], WaitingOnToken>(
-      `select s.document_id, s.book_id, b.slug as book, s.environment, d.external_ref, d.numero, s.access_key, s.created_at,
+      `select s.document_id, s.book_id, b.slug as book, s.environment, d.external_ref, d.doc_type, d.numero, s.access_key, s.created_at,
               s.last_error as reason, s.updated_at as waiting_since, s.certificate_id, c.token_module, c.token_serial, c.token_label
          from fiscal_submissions s
          join certificates c on c.id = s.certificate_id
