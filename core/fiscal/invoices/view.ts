@@ -5,29 +5,25 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ComputedRemissionGuide, GuideParty, ModifiedDocument, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ComputedRemissionGuide, Customer, GuideParty, ModifiedDocument, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
 }
 
+/** A customer (or a liquidación's supplier) as the API shows it. */
+function customerJson(c: Customer) {
+  return { ...partyJson(c), email: c.email ?? null, address: c.address ?? null, phone: c.phone ?? null };
+}
+
 /** The computed invoice as the API shows it. */
 export function invoiceJson(invoice: ComputedInvoice) {
-  const c = invoice.customer;
   return {
     issue_date: invoice.issueDate,
     establishment: invoice.establishment,
     emission_point: invoice.emissionPoint,
     currency: invoice.currency,
-    customer: {
-      name: c.name,
-      tax_id: c.taxId,
-      tax_id_type: c.idType,
-      sri_id_code: c.idTypeCode,
-      email: c.email ?? null,
-      address: c.address ?? null,
-      phone: c.phone ?? null,
-    },
+    customer: customerJson(invoice.customer),
     lines: invoice.lines.map((l) => ({
       code: l.code,
       description: l.description,
@@ -78,13 +74,12 @@ function modifiedJson(m: ModifiedDocument) {
 
 /** The computed debit note as the API shows it. */
 export function debitNoteJson(note: ComputedDebitNote) {
-  const c = note.customer;
   return {
     issue_date: note.issueDate,
     establishment: note.establishment,
     emission_point: note.emissionPoint,
     currency: note.currency,
-    customer: { name: c.name, tax_id: c.taxId, tax_id_type: c.idType, sri_id_code: c.idTypeCode, email: c.email ?? null, address: c.address ?? null, phone: c.phone ?? null },
+    customer: customerJson(note.customer),
     reasons: note.reasons.map((r) => ({ reason: r.reason, amount: r.amount, taxes: r.taxes.map(taxJson) })),
     subtotal: note.totalWithoutTaxes,
     taxes: note.taxTotals.map(taxJson),

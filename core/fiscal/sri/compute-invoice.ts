@@ -102,6 +102,20 @@ export function computeInvoice(body: InvoiceBody, catalogs: InvoiceCatalogs, now
 }
 
 /**
+ * Why the SRI would refuse a comprobante dated `issueDate` (Ecuador's calendar): a future date, or
+ * one more than MAX_ISSUE_AGE_DAYS old (error 65); undefined when it may be sent.
+ */
+export function issueDateError(issueDate: string, now: Date): string | undefined {
+  const today = ecuadorDate(now);
+  const age = daysBetween(issueDate, today);
+  if (age < 0) return `es posterior a hoy en Ecuador (${today}): el SRI no admite comprobantes con fecha futura`;
+  if (age > MAX_ISSUE_AGE_DAYS) {
+    return `tiene ${age} días (hoy en Ecuador es ${today}): el SRI solo recibe un comprobante hasta 72 horas después de emitido (error 65, fecha de emisión extemporánea); emítalo con la fecha de hoy`;
+  }
+  return undefined;
+}
+
+/**
  * `computeInvoice` for any document with an invoice's lines (a credit note: no payments, whose
  * check is skipped when `body.payments` is absent). `document` names it in messages.
  */
@@ -110,17 +124,8 @@ export function computeSale(body: SaleBody, catalogs: InvoiceCatalogs, now: Date
   const warnings: FieldError[] = [];
   const fail = (path: string, message: string) => errors.push({ path, message });
 
-  // The issue date, in Ecuador's calendar.
-  const today = ecuadorDate(now);
-  const age = daysBetween(body.issue_date, today);
-  if (age < 0) {
-    fail('issue_date', `es posterior a hoy en Ecuador (${today}): el SRI no admite comprobantes con fecha futura`);
-  } else if (age > MAX_ISSUE_AGE_DAYS) {
-    fail(
-      'issue_date',
-      `tiene ${age} días (hoy en Ecuador es ${today}): el SRI solo recibe un comprobante hasta 72 horas después de emitido (error 65, fecha de emisión extemporánea); emítalo con la fecha de hoy`,
-    );
-  }
+  const late = issueDateError(body.issue_date, now);
+  if (late) fail('issue_date', late);
 
   // The customer: a (type, code) pair of the catalog, of Ecuador, and an id that fits the type.
   const { tax_id_type: idType } = body.customer;

@@ -18,18 +18,12 @@
  * - At most `MAX_GOODS` goods in all recipients.
  */
 import { accessKeyCheckDigit } from '../../documents/index.js';
-import { ecuadorDate, MAX_ISSUE_AGE_DAYS, type FieldError, type InvoiceCatalogs } from './compute-invoice.js';
+import { ecuadorDate, issueDateError, type FieldError, type InvoiceCatalogs } from './compute-invoice.js';
 import { checkCustomerId, sriBuyerIdCode } from './identification.js';
 import type { ComputedRemissionGuide, GuideParty, GuideRecipient, SupportDocument } from './remission-guide-model.js';
 import { MAX_GOODS, type RemissionGuideBody } from './remission-guide-body.js';
 
 export type RemissionGuideResult = { ok: ComputedRemissionGuide; warnings: FieldError[] } | { errors: FieldError[] };
-
-const DAY_MS = 86_400_000;
-
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
-}
 
 /** YYYY-MM-DD as dd/mm/aaaa, for messages and the access key's date. */
 const ddmmaaaa = (isoDate: string) => isoDate.split('-').reverse().join('/');
@@ -111,17 +105,10 @@ export function computeRemissionGuide(body: RemissionGuideBody, catalogs: Invoic
     warn: (path, message) => warnings.push({ path, message }),
   };
 
-  // The issue date, in Ecuador's calendar (the invoice's rule and words).
+  // The issue date, in Ecuador's calendar: the invoice's rule and words.
+  const late = issueDateError(body.issue_date, now);
+  if (late) out.fail('issue_date', late);
   const today = ecuadorDate(now);
-  const age = daysBetween(body.issue_date, today);
-  if (age < 0) {
-    out.fail('issue_date', `es posterior a hoy en Ecuador (${today}): el SRI no admite comprobantes con fecha futura`);
-  } else if (age > MAX_ISSUE_AGE_DAYS) {
-    out.fail(
-      'issue_date',
-      `tiene ${age} días (hoy en Ecuador es ${today}): el SRI solo recibe un comprobante hasta 72 horas después de emitido (error 65, fecha de emisión extemporánea); emítalo con la fecha de hoy`,
-    );
-  }
 
   if (body.transport_end < body.transport_start) {
     out.fail('transport_end', `es anterior al inicio del transporte (transport_start, ${body.transport_start}): el transporte termina el mismo día o después`);
