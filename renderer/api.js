@@ -41,8 +41,21 @@ export async function startSession() {
   }
 }
 
+/**
+ * A file of the admin API (a RIDE, an XML) as `{ blob, filename }`: fetched with the session
+ * cookie like every call, so that an error comes back as an ApiError the screen can show,
+ * never as a downloaded error page. The name is the server's (Content-Disposition), else `fallback`.
+ */
+async function file(path, fallback) {
+  const res = await fetch(`/admin/api${path}`, { credentials: 'same-origin' });
+  if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
+  const named = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '');
+  return { blob: await res.blob(), filename: named?.[1] ?? fallback };
+}
+
 export const api = {
   get: (path) => call('GET', path),
+  file,
   post: (path, body) => call('POST', path, body ?? {}),
   put: (path, body) => call('PUT', path, body ?? {}),
   del: (path) => call('DELETE', path),

@@ -128,4 +128,17 @@ export function readFileBase64(file) {
   });
 }
 
+/**
+ * Saves `{ blob, filename }` (from `api.file`) as a download: an object URL on a link with
+ * `download`, clicked and let go. The same in a browser and in the Electron window.
+ */
+export function saveFile({ blob, filename }) {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;

@@ -3,7 +3,7 @@
 const es = {
   title: 'Sello — administración',
   language: 'Idioma',
-  nav: { estado: 'Estado', libros: 'Libros', claves: 'Claves API', webhooks: 'Webhooks', firmas: 'Firmas pendientes', certificados: 'Certificados', emisor: 'Emisor', carpetas: 'Carpetas', actividad: 'Actividad' },
+  nav: { estado: 'Estado', libros: 'Libros', claves: 'Claves API', webhooks: 'Webhooks', firmas: 'Firmas pendientes', certificados: 'Certificados', emisor: 'Emisor', comprobantes: 'Comprobantes', carpetas: 'Carpetas', actividad: 'Actividad' },
   loading: 'Cargando…',
   noSession: 'No hay una sesión de administración. Abra el enlace de un solo uso que muestra «sello serve», o abra Sello desde la bandeja.',
   book: 'Libro',
@@ -54,6 +54,14 @@ const es = {
     duplicateRule: 'Código repetido.', oneEstablishment: 'Añada al menos un establecimiento.', contribuyenteRule: 'De 3 a 13 letras o dígitos, sin espacios.', agenteRule: 'De 1 a 8 dígitos.',
     certRule: 'Elija el certificado con el que se firman los comprobantes.', noCerts: 'No hay certificados que sirvan en este entorno: importe un .p12 o conecte el token en Certificados (en pruebas también sirve un certificado de prueba).',
   },
+  comprobantes: {
+    intro: 'Los comprobantes que Sello emitió al SRI en este libro y entorno, del más reciente al más antiguo, con su RIDE (PDF) y, una vez autorizados, su XML.',
+    type: 'Tipo', numero: 'Número', date: 'Fecha de emisión', party: 'Cliente / proveedor', total: 'Total', status: 'Estado', files: 'Archivos', allStatuses: 'Todos',
+    states: { pending: 'Por firmar', signed: 'Firmado, por enviar', sent: 'Recibido por el SRI, por autorizar', authorized: 'Autorizado', rejected: 'Rechazado', failed: 'Fallido' },
+    ride: 'RIDE (PDF)', xml: 'XML', xmlNotReady: 'El XML de autorización se puede descargar cuando el SRI autoriza el comprobante.', sriSays: 'SRI:',
+    more: 'Más', refresh: 'Actualizar', shown: 'Mostrando {n} de {total}.',
+    none: 'Sello no ha emitido comprobantes en este libro y entorno.', noneStatus: 'No hay comprobantes en ese estado.',
+  },
   carpetas: {
     path: 'Carpeta', certificate: 'Certificado', queued: 'En cola', page: 'Página (número o last)', size: 'Tamaño del sello', x: 'X (puntos desde la izquierda; vacío = 36)', y: 'Y (puntos desde arriba; vacío = abajo)',
     poll: 'Revisar periódicamente (carpetas de red)', add: 'Vigilar carpeta', added: 'Carpeta añadida:', done: 'Firmados', waitingPin: 'Esperan PIN', failed: 'Con error', stamp: 'Sello',
@@ -67,7 +75,7 @@ const es = {
 const en = {
   title: 'Sello — administration',
   language: 'Language',
-  nav: { estado: 'Status', libros: 'Books', claves: 'API keys', webhooks: 'Webhooks', firmas: 'Pending signatures', certificados: 'Certificates', emisor: 'Issuer', carpetas: 'Folders', actividad: 'Activity' },
+  nav: { estado: 'Status', libros: 'Books', claves: 'API keys', webhooks: 'Webhooks', firmas: 'Pending signatures', certificados: 'Certificates', emisor: 'Issuer', comprobantes: 'Documents', carpetas: 'Folders', actividad: 'Activity' },
   loading: 'Loading…',
   noSession: 'There is no admin session. Open the one-time link printed by "sello serve", or open Sello from the tray.',
   book: 'Book',
@@ -117,6 +125,14 @@ const en = {
     rucRule: 'A RUC has 13 digits and ends in 001.', codeRule: 'Three digits, 001 to 999.', pointsRule: 'Type at least one three-digit emission point (001 to 999), comma-separated.',
     duplicateRule: 'Repeated code.', oneEstablishment: 'Add at least one establishment.', contribuyenteRule: '3 to 13 letters or digits, no spaces.', agenteRule: '1 to 8 digits.',
     certRule: 'Choose the certificate that signs the documents.', noCerts: 'No certificate fits this environment: import a .p12 or plug in the token under Certificates (test also accepts a test certificate).',
+  },
+  comprobantes: {
+    intro: 'The documents Sello issued to the SRI in this book and environment, newest first, with their RIDE (PDF) and, once authorized, their XML.',
+    type: 'Type', numero: 'Number', date: 'Issue date', party: 'Customer / supplier', total: 'Total', status: 'State', files: 'Files', allStatuses: 'All',
+    states: { pending: 'To be signed', signed: 'Signed, to be sent', sent: 'Received by the SRI, to be authorized', authorized: 'Authorized', rejected: 'Rejected', failed: 'Failed' },
+    ride: 'RIDE (PDF)', xml: 'XML', xmlNotReady: 'The authorization XML can be downloaded once the SRI authorizes the document.', sriSays: 'SRI:',
+    more: 'More', refresh: 'Refresh', shown: 'Showing {n} of {total}.',
+    none: 'Sello has issued no documents in this book and environment.', noneStatus: 'No documents in that state.',
   },
   carpetas: {
     path: 'Folder', certificate: 'Certificate', queued: 'Queued', page: 'Page (number or last)', size: 'Stamp size', x: 'X (points from the left; empty = 36)', y: 'Y (points from the top; empty = bottom)',

@@ -1,7 +1,7 @@
 // The screens of the admin UI (CONTRACT §14). Each is `async (root) => void`: it reads
 // the admin API, draws into `root`, and redraws itself after a change.
 import { api, ApiError } from './api.js';
-import { field, form, h, notice, readFileBase64, shownOnce, SLUG, table } from './dom.js';
+import { field, form, h, notice, readFileBase64, saveFile, shownOnce, SLUG, table } from './dom.js';
 import { t } from './i18n.js';
 
 let selectedBook = null;
@@ -280,13 +280,13 @@ export async function firmas(root) {
   root.replaceChildren(h('h1', {}, t('nav.firmas')), h('div', { className: 'result' }), ...(all.length ? all : [h('p', { className: 'empty' }, t('none'))]));
 }
 
-/** The comprobantes waiting on one token, and the PIN that lets them all be signed and sent. */
 /** A comprobante's type as the office calls it ("Factura", "Nota de crédito"…); the doc_type itself when unknown. */
 function docTypeName(docType) {
   const names = t('docTypes');
   return (names && names[docType]) || docType;
 }
 
+/** The comprobantes waiting on one token, and the PIN that lets them all be signed and sent. */
 function invoicesWaiting(g, root) {
   const pin = field('pin', t('firmas.pin'), { type: 'password', input: { autocomplete: 'off', inputmode: 'numeric' } });
   const give = form({
@@ -641,6 +641,150 @@ export async function emisor(root) {
     choices.length ? '' : notice(t('emisor.noCerts'), 'error'),
     editor,
   );
+}
+
+let comprobantesEnv = 'live';
+let comprobantesStatus = '';
+
+const COMPROBANTES_PAGE = 50;
+const COMPROBANTE_STATUSES = ['pending', 'signed', 'sent', 'authorized', 'rejected', 'failed'];
+
+/** `2026-03-10` as the office reads a date, without the time zone moving it a day. */
+const issueDate = (ymd) => (/^\d{4}-\d{2}-\d{2}$/.test(ymd) ? new Date(`${ymd}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC' }) : ymd);
+
+/**
+ * The Comprobantes screen (CONTRACT §14, §15): what Sello issued to the SRI in the chosen book
+ * and environment, newest first, filtered by state, a page at a time ("Más"); each with its
+ * state (and the SRI's message when it went wrong), its RIDE and, once authorized, its XML.
+ * Files are fetched with the session and saved from the page, so an error shows here.
+ */
+export async function comprobantes(root) {
+  const picker = await bookPicker(() => comprobantes(root));
+  const env = field('environment', t('environment'), {
+    type: 'select',
+    options: ['live', 'test'].map((e) => h('option', { value: e, selected: e === comprobantesEnv }, e)),
+  });
+  env.input.addEventListener('change', () => {
+    comprobantesEnv = env.input.value;
+    comprobantes(root);
+  });
+  const status = field('status', t('comprobantes.status'), {
+    type: 'select',
+    options: [h('option', { value: '' }, t('comprobantes.allStatuses')), ...COMPROBANTE_STATUSES.map((s) => h('option', { value: s, selected: s === comprobantesStatus }, t(`comprobantes.states.${s}`)))],
+  });
+  status.input.addEventListener('change', () => {
+    comprobantesStatus = status.input.value;
+    comprobantes(root);
+  });
+  const heading = [h('h1', {}, t('nav.comprobantes')), h('p', {}, t('comprobantes.intro')), h('div', { className: 'pickers' }, picker.el, env.el, status.el)];
+  if (!picker.book) {
+    root.replaceChildren(...heading, h('p', { className: 'empty' }, t('comprobantes.none')));
+    return;
+  }
+
+  const path = (offset) => {
+    const q = new URLSearchParams({ book: picker.book, environment: comprobantesEnv, limit: String(COMPROBANTES_PAGE), offset: String(offset) });
+    if (comprobantesStatus) q.set('status', comprobantesStatus);
+    return `/fiscal/comprobantes?${q}`;
+  };
+  const first = await api.get(path(0));
+  const result = h('div', { className: 'result' });
+  const tbody = h('tbody');
+  const shown = h('p', { className: 'empty', role: 'status' });
+  const more = h('button', { type: 'button' }, t('comprobantes.more'));
+  // Rows asked for so far (the next page's offset), and those shown: a comprobante issued
+  // meanwhile moves the older ones down a place, and one already shown is not shown twice.
+  let fetched = 0;
+  let total = first.meta.total;
+  const seen = new Set();
+  const add = (page) => {
+    const fresh = page.data.filter((c) => !seen.has(c.id));
+    for (const c of fresh) seen.add(c.id);
+    tbody.append(...fresh.map((c) => comprobanteRow(c, result)));
+    fetched += page.data.length;
+    total = page.meta.total;
+    shown.textContent = t('comprobantes.shown').replace('{n}', String(seen.size)).replace('{total}', String(total));
+    more.hidden = fetched >= total || page.data.length === 0;
+  };
+  more.addEventListener('click', async () => {
+    more.disabled = true;
+    try {
+      add(await api.get(path(fetched)));
+    } catch (err) {
+      result.replaceChildren(notice(err.message, 'error'));
+    } finally {
+      more.disabled = false;
+    }
+    // The button goes away with the last page: focus stays near, on the count.
+    if (more.hidden) {
+      shown.tabIndex = -1;
+      shown.focus();
+    }
+  });
+  add(first);
+
+  const headers = [t('comprobantes.type'), t('comprobantes.numero'), t('comprobantes.date'), t('comprobantes.party'), t('comprobantes.total'), t('comprobantes.status'), t('comprobantes.files')];
+  root.replaceChildren(
+    ...heading,
+    h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => comprobantes(root) }, t('comprobantes.refresh'))),
+    result,
+    ...(total === 0
+      ? [h('p', { className: 'empty' }, comprobantesStatus ? t('comprobantes.noneStatus') : t('comprobantes.none'))]
+      : [
+          h('table', { className: 'comprobantes' }, h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { scope: 'col', className: i === 4 ? 'amount' : undefined }, x)))), tbody),
+          h('div', { className: 'list-footer' }, shown, more),
+        ]),
+  );
+}
+
+/** One comprobante: type, number, date, party, total, state with the SRI's word, and its files. */
+function comprobanteRow(c, result) {
+  const name = `${docTypeName(c.doc_type)} ${c.numero}`;
+  const download = (what, extension) => async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    result.replaceChildren();
+    try {
+      saveFile(await api.file(`/fiscal/comprobantes/${encodeURIComponent(c.id)}/${what}`, `${c.doc_type}-${c.numero}.${extension}`));
+    } catch (err) {
+      result.replaceChildren(notice(`${name}: ${err.message}`, 'error'));
+    } finally {
+      button.disabled = false;
+      // Disabling the focused button may have dropped the focus: give it back.
+      if (document.activeElement === document.body) button.focus();
+    }
+  };
+  const authorized = c.status === 'authorized';
+  const problem = c.status === 'rejected' || c.status === 'failed' ? c.failure_reason || c.sri?.last_error : null;
+  // A comprobante on its way may carry why it waits (the SRI out of reach, a token without its PIN).
+  const note = !problem && !authorized ? c.sri?.last_error : null;
+  const cells = [
+    docTypeName(c.doc_type),
+    h('code', { className: 'numero' }, c.numero),
+    issueDate(c.issue_date),
+    c.party ? [c.party.name, c.party.tax_id ? h('span', { className: 'sub' }, c.party.tax_id) : ''] : '—',
+    // A remission guide carries goods, not amounts.
+    c.kind === 'remission_guide' ? '—' : `${c.grand_total} ${c.currency}`,
+    [
+      h('span', { className: `state ${c.status}`, 'data-status': c.status }, t(`comprobantes.states.${c.status}`)),
+      // A rejection is the SRI's word; a failure may be Sello's (a certificate that could not sign).
+      problem ? h('span', { className: 'sub sri-error' }, c.status === 'rejected' ? `${t('comprobantes.sriSays')} ${problem}` : problem) : '',
+      note ? h('span', { className: 'sub' }, note) : '',
+    ],
+    h(
+      'div',
+      { className: 'actions' },
+      h('button', { type: 'button', 'aria-label': `${t('comprobantes.ride')} — ${name}`, onclick: download('ride', 'pdf') }, t('comprobantes.ride')),
+      h('button', {
+        type: 'button',
+        'aria-label': `${t('comprobantes.xml')} — ${name}`,
+        disabled: !authorized,
+        title: authorized ? undefined : t('comprobantes.xmlNotReady'),
+        onclick: download('xml', 'xml'),
+      }, t('comprobantes.xml')),
+    ),
+  ];
+  return h('tr', { 'data-comprobante': c.id }, cells.map((cell, i) => h('td', { className: i === 4 ? 'amount' : undefined }, cell)));
 }
 
 const PAGE = /^(?:last|[1-9]\d*)$/;
