@@ -26,7 +26,11 @@ import { createDeliveryEngine, deliveryAdminRoutes, type DeliveryEngine } from '
 import { version } from './version.js';
 import { documentRoutes } from './http/resources/documents.js';
 import { invoiceRoutes } from './http/resources/invoices.js';
+import { purchaseResource, purchaseRoutes } from './http/resources/purchases.js';
+import { createPurchases } from './fiscal/purchases/index.js';
+import { createSriClient } from './fiscal/sri/index.js';
 import { fiscalAdminRoutes } from './http/admin/fiscal.js';
+import { comprobanteAdminRoutes } from './http/admin/comprobantes.js';
 import { createInvoices, createRideThread } from './fiscal/invoices/index.js';
 import { createSubmissionEngine, isIssuedDocument } from './fiscal/submissions/index.js';
 import { identificationTypes, taxTypes } from './catalogs/index.js';
@@ -192,6 +196,11 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
     const rideThread = createRideThread();
     stops.push(() => rideThread.close());
     const invoices = createInvoices({ store, documents, catalogs: { identificationTypes, taxTypes }, submissions, rides: rideThread });
+    // Received purchases ask the SRI on a client of their own: a person waits on each answer,
+    // never behind the submission engine's queue of retries.
+    const purchaseSri = createSriClient({ caFile: config.caFile, maxSockets: 2 });
+    stops.push(() => purchaseSri.close());
+    const purchases = createPurchases({ store, sri: purchaseSri, urls: { sriTestUrl: config.sriTestUrl, sriProductionUrl: config.sriProductionUrl } });
     // CONTRACT §13: watched folders sign through signing requests; started after the worker, stopped before it.
     const folderWatcher = createFolderWatcher({ store, requests: signingRequests, worker: signingWorker, log: log.child({ module: 'watch' }), settings: watchSettings() });
 
@@ -210,9 +219,10 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
       admin: adminSessions,
       extraHostNames: tls ? tls.hostNames : config.extraHostNames,
       routes: [
-        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store)], readCache),
+        ...apiV1Routes(store, [webhookEndpointResource(endpoints), identificationTypeResource, taxTypeResource, signatureRequestResource(store), purchaseResource()], readCache),
         ...documentRoutes(store, documents, (id) => isIssuedDocument(store, id)),
         ...invoiceRoutes(invoices),
+        ...purchaseRoutes(purchases, invoices),
         ...issuerRoutes(store),
         ...downloadRoutes(documents, pdfs, { trustAnchors: async () => [...(await testCaAnchors(config.dataDir)), ...configuredRoots] }, invoices),
         ...signingRequestRoutes(store, signingRequests),
@@ -222,6 +232,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
         ...folderAdminRoutes(store, folderWatcher),
         ...deliveryAdminRoutes(store, delivery),
         ...fiscalAdminRoutes({ store, pins }),
+        ...comprobanteAdminRoutes({ store, rides: invoices }),
         // CONTRACT §14: what the admin UI needs besides the routes above.
         ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, localUrl: () => localUrl, tls: () => (tls ? tlsSummary(tls) : undefined), pkcs11Modules: config.pkcs11Modules }),
         ...bookAdminRoutes(store),

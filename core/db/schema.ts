@@ -17,6 +17,7 @@ export interface Database {
   issuers: IssuersTable;
   fiscal_sequences: FiscalSequencesTable;
   fiscal_submissions: FiscalSubmissionsTable;
+  purchases: PurchasesTable;
   events: EventsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
@@ -356,7 +357,33 @@ export interface FiscalSubmissionsTable {
   reception: string | null;
   /** A credit or debit note's: the Sello id of the invoice it modifies (null for one Sello did not issue, and for other kinds). */
   modifies_document_id: string | null;
+  /** A withholding's: the Sello id of the received purchase it withholds (null for other kinds). */
+  purchase_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A purchase a book's issuer received, recorded from its verified authorized XML (CONTRACT §15). */
+export interface PurchasesTable {
+  id: string;
+  book_id: string;
+  environment: 'test' | 'live';
+  access_key: string;
+  source: 'sri' | 'xml';
+  numero: string;
+  issue_date: string;
+  supplier_ruc: string;
+  supplier_name: string;
+  currency: string;
+  subtotal: string;
+  grand_total: string;
+  /** ReceivedPurchase as JSON. */
+  facts: string;
+  /** The signed comprobante, exactly as it verified. */
+  xml: string;
+  signer_name: string | null;
+  authorization_number: string | null;
+  authorization_date: string | null;
+  created_at: string;
 }
 

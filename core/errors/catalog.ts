@@ -124,6 +124,18 @@ export const errorCatalog = {
     es: 'Este libro no tiene emisor configurado en este ambiente: no se pueden registrar compras a su nombre. Configúrelo con PUT /api/v1/issuer.',
     en: 'This book has no issuer configured in this environment: purchases cannot be recorded for it. Configure it with PUT /api/v1/issuer.',
   },
+  // CONTRACT §15: a withholding the purchase's facts or the law do not allow; `errors` says why by field.
+  withholding_failed: {
+    status: 422,
+    es: 'No se pudo emitir la retención.',
+    en: 'The withholding could not be issued.',
+  },
+  // CONTRACT §15: the SRI's authorization service could not be asked (a received purchase by key).
+  sri_unavailable: {
+    status: 503,
+    es: 'No se pudo consultar al SRI. Vuelva a intentarlo en unos minutos.',
+    en: 'The SRI could not be reached. Try again in a few minutes.',
+  },
   in_progress: {
     status: 409,
     es: 'Una operación con el mismo external_ref está en curso; reintente en unos segundos.',

@@ -13,3 +13,4 @@ export { xmlSignerFrom, type XmlSigner } from './signer.js';
 export { assertXmlSigningCertificate, certificateFacts } from './certificate.js';
 export { signatureLabel, type XmlHash } from './algorithms.js';
 export { MAX_XML_BYTES } from './xml-input.js';
+export { parseXml, XmlProblem, type ParsedXml } from './xml-input.js';

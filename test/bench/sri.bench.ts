@@ -15,7 +15,7 @@ import { startTestAgent, type TestAgent } from '../helpers/agent.js';
 import { testPrincipal } from '../helpers/certificates.js';
 import { repoRoot } from '../helpers/cli.js';
 import { fiscalHeaders } from '../helpers/documents.js';
-import { issuerBody, putIssuer, validInvoiceBody } from '../helpers/invoices.js';
+import { ISSUER_RUC, issuerBody, putIssuer, validInvoiceBody } from '../helpers/invoices.js';
 import type { Benchmark } from './run.js';
 import xades from './xades.bench.js';
 
@@ -76,20 +76,21 @@ async function waitAuthorized(agent: TestAgent, n: number, timeoutMs: number): P
 }
 
 /** Posts `count` bodies to `route` with CLIENTS requests open at once; returns each POST's latency and the ids. */
-async function postMany(agent: TestAgent, route: string, count: number, body: (i: number) => unknown): Promise<{ latencies: number[]; ids: string[] }> {
+async function postMany(agent: TestAgent, route: string | ((i: number) => string), count: number, body: (i: number) => unknown, key = agent.testKey): Promise<{ latencies: number[]; ids: string[] }> {
   const latencies: number[] = [];
   const ids: string[] = [];
   let nextIndex = 0;
-  const headers = fiscalHeaders(agent.testKey);
+  const headers = fiscalHeaders(key);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       for (;;) {
         const i = nextIndex++;
         if (i >= count) return;
         const t0 = performance.now();
-        const res = await fetch(`${agent.baseUrl}${route}`, { method: 'POST', headers, body: JSON.stringify(body(i)) });
+        const at = typeof route === 'string' ? route : route(i);
+        const res = await fetch(`${agent.baseUrl}${at}`, { method: 'POST', headers, body: JSON.stringify(body(i)) });
         const text = await res.text();
-        if (res.status !== 201) throw new Error(`POST ${route}: ${res.status} ${text.slice(0, 300)}`);
+        if (res.status !== 201) throw new Error(`POST ${at}: ${res.status} ${text.slice(0, 300)}`);
         latencies.push(performance.now() - t0);
         ids[i] = (JSON.parse(text) as { data: { id: string } }).data.id;
       }
@@ -102,8 +103,48 @@ async function postInvoices(agent: TestAgent, prefix: string, count: number): Pr
   return postMany(agent, '/api/v1/invoices', count, (i) => validInvoiceBody(`${prefix}-${i}`));
 }
 
+interface ComprobanteType {
+  name: string;
+  route: string | ((i: number) => string);
+  body: (ref: string, i: number) => unknown;
+}
+
+/**
+ * Purchases for the withholdings: a supplier (another book of the agent, its own issuer) issues
+ * `count` facturas to the book's RUC, the fake SRI authorizes them, and the book records each by
+ * its access key (Sello asks the authorization service and verifies the signature). Returns the
+ * purchases' ids and the rate of POST /api/v1/purchases.
+ */
+async function recordPurchases(agent: TestAgent, certificateId: string, count: number, authorizedBefore: number): Promise<{ ids: string[]; perSecond: number }> {
+  const supplier = agent.addBook('proveedor', { environment: 'test' });
+  await putIssuer(agent, supplier.key, issuerBody(certificateId, { ruc: '1790011674001', razon_social: 'Distribuidora Ñandú & Cía. Ltda.' }));
+  const buyer = { name: 'Contadores Andinos Pérez & Asociados S.A.', tax_id: ISSUER_RUC, tax_id_type: { type: 'ec-ruc', code: '06' } };
+  const { ids: invoiceIds } = await postMany(agent, '/api/v1/invoices', count, (i) => validInvoiceBody(`PROV-${i}`, { customer: buyer }), supplier.key);
+  await waitAuthorized(agent, authorizedBefore + count, 600_000);
+  const keys = invoiceIds.map((id) => (agent.store.sqlite.prepare('select access_key from documents where id = ?').get(id) as { access_key: string }).access_key);
+  const t = performance.now();
+  const { ids } = await postMany(agent, '/api/v1/purchases', count, (i) => ({ access_key: keys[i] }));
+  return { ids, perSecond: count / ((performance.now() - t) / 1000) };
+}
+
+/** A withholding of renta 312 and IVA 30 % of purchase `purchaseIds[i]` (each purchase withheld once). */
+function withholdingType(purchaseIds: readonly string[], today: string): ComprobanteType {
+  return {
+    name: 'withholdings',
+    route: (i) => `/api/v1/purchases/${purchaseIds[i]}/withhold`,
+    body: (ref) => ({
+      external_ref: ref,
+      issue_date: today,
+      lines: [
+        { tax: 'renta', code: '312', base: '120.00', rate: '1.75' },
+        { tax: 'iva', code: '1', base: '15.00', rate: '30' },
+      ],
+    }),
+  };
+}
+
 /** The other comprobantes of issue 18, each a body builder; a note modifies one of the given invoices. */
-function otherTypes(invoiceIds: readonly string[]): Array<{ name: string; route: string; body: (ref: string, i: number) => unknown }> {
+function otherTypes(invoiceIds: readonly string[]): ComprobanteType[] {
   const { payments: _p, grand_total: _g, additional_info: _a, ...sale } = validInvoiceBody('x');
   const { lines: _l, ...header } = sale;
   const today = (sale as { issue_date: string }).issue_date;
@@ -200,9 +241,15 @@ commits (number, signed, sent, authorized); the steps' outcomes share commits (\
 
       // Issue 18: every other type on the same machinery, each alone (its own rate), then all of
       // them and invoices together (a mixed run, as an office's day sends them).
-      const types = otherTypes(invoiceIds);
-      const typeRows: Array<Array<string | number>> = [];
+      const today = (validInvoiceBody('x') as { issue_date: string }).issue_date;
       let authorized = WARM_UP + INVOICES;
+      // Withholdings need received purchases: one per withholding, alone and mixed.
+      const purchases = await recordPurchases(agent, cert.id, OTHERS + MIXED_EACH, authorized);
+      authorized += OTHERS + MIXED_EACH;
+      report.text(`Purchases recorded by access key (POST /api/v1/purchases: the SRI asked, the signature verified): ${purchases.perSecond.toFixed(0)}/s over ${OTHERS + MIXED_EACH}.`);
+      const types = [...otherTypes(invoiceIds), withholdingType(purchases.ids.slice(0, OTHERS), today)];
+      const mixedTypes = [...otherTypes(invoiceIds), withholdingType(purchases.ids.slice(OTHERS), today)];
+      const typeRows: Array<Array<string | number>> = [];
       const rates = new Map<string, number>();
       for (const type of types) {
         const t = performance.now();
@@ -213,7 +260,7 @@ commits (number, signed, sent, authorized); the steps' outcomes share commits (\
         rates.set(type.name, perSecond);
         typeRows.push([type.name, OTHERS, perSecond.toFixed(0), `${((perSecond / rate) * 100).toFixed(0)} %`]);
       }
-      const all = [{ name: 'invoices', route: '/api/v1/invoices', body: (ref: string) => validInvoiceBody(ref) }, ...types];
+      const all: ComprobanteType[] = [{ name: 'invoices', route: '/api/v1/invoices', body: (ref: string) => validInvoiceBody(ref) }, ...mixedTypes];
       const tMixed = performance.now();
       await Promise.all(all.map((type) => postMany(agent, type.route, MIXED_EACH, (i) => type.body(`mixed-${type.name}-${i}`, i))));
       authorized += MIXED_EACH * all.length;
@@ -221,7 +268,6 @@ commits (number, signed, sent, authorized); the steps' outcomes share commits (\
       const mixedRate = (MIXED_EACH * all.length) / ((performance.now() - tMixed) / 1000);
       typeRows.push([`mixed: ${all.map((t) => t.name).join(', ')} together`, MIXED_EACH * all.length, mixedRate.toFixed(0), `${((mixedRate / rate) * 100).toFixed(0)} %`]);
       report.table(['comprobantes', 'count', 'per second POST → authorized', 'of the invoice rate'], typeRows);
-      report.text('Withholdings (comprobanteRetencion) are not issued yet (issue 18, point 5): not in this run.');
       fakeSaw = await sri.stop();
       report.text(
         `Over the whole run the fake SRI saw ${fakeSaw.stats.recepcion} receptions and ${fakeSaw.stats.autorizacion} authorization queries for ${fakeSaw.keys} access keys ` +

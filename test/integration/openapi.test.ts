@@ -119,8 +119,22 @@ describe('the OpenAPI document', () => {
          values ('00000000-0000-4000-8000-00000000000a', 'live', 'draft', 'OpenAPI', 'ref-openapi', ?, ?)`,
       )
       .run(now, now);
+    // A live purchase, for GET /api/v1/purchases/{id} (its facts as core/fiscal/purchases records them).
+    const facts = {
+      accessKey: '2511202601179001167400110010010000000421234567813', codDoc: '01', version: '2.1.0', ambiente: 2,
+      supplier: { ruc: '1790011674001', name: 'Distribuidora Ñandú', address: 'Quito' }, buyer: { idTypeCode: '04', taxId: '1792146739001', name: 'ACME' },
+      numero: '001-001-000000042', issueDate: '2026-11-25', currency: 'DOLAR', totalWithoutTaxes: '100.00', totalDiscount: '0.00',
+      taxes: [{ codigo: '2', codigoPorcentaje: '4', baseImponible: '100.00', tarifa: '15', valor: '15.00' }], grandTotal: '115.00', payments: [{ method: '20', amount: '115.00' }],
+    };
+    agent.store.sqlite
+      .prepare(
+        `insert or ignore into purchases (id, book_id, environment, access_key, source, numero, issue_date, supplier_ruc, supplier_name, currency, subtotal, grand_total, facts, xml, signer_name, authorization_number, authorization_date, created_at)
+         values ('00000000-0000-4000-8000-00000000000b', ?, 'live', ?, 'sri', '001-001-000000042', '2026-11-25', '1790011674001', 'Distribuidora Ñandú', 'DOLAR', '100.00', '115.00', ?, '<factura/>', 'Firmante', ?, '2026-11-25T10:00:00-05:00', ?)`,
+      )
+      .run(agent.book.id, facts.accessKey, JSON.stringify(facts), facts.accessKey, now);
     const concrete = (template: string): string =>
       template
+        .replace('/api/v1/purchases/{id}', '/api/v1/purchases/00000000-0000-4000-8000-00000000000b')
         .replace('/api/v1/signature-requests/{id}', '/api/v1/signature-requests/ref-openapi')
         .replace(`${ENDPOINTS}/{id}`, `${ENDPOINTS}/${doomed}`)
         .replace('/api/v1/identification-types/{id}', '/api/v1/identification-types/ec-ruc')

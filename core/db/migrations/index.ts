@@ -10,6 +10,7 @@ import * as m0008 from './0008-p12-sealed.js';
 import * as m0009 from './0009-signing-failures.js';
 import * as m0010 from './0010-fiscal.js';
 import * as m0011 from './0011-comprobante-links.js';
+import * as m0012 from './0012-purchases.js';
 
 /** Every migration, in order. Static, so the migrations ship inside any bundle. */
 export const migrationProvider: MigrationProvider = {
@@ -25,5 +26,6 @@ export const migrationProvider: MigrationProvider = {
     '0009-signing-failures': m0009,
     '0010-fiscal': m0010,
     '0011-comprobante-links': m0011,
+    '0012-purchases': m0012,
   }),
 };

@@ -14,15 +14,16 @@
 import type { Store } from '../../db/index.js';
 import type { BookCaller, Documents } from '../../documents/index.js';
 import { SelloError } from '../../errors/index.js';
-import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedDebitNote, type ComputedInvoice, type ComputedPurchaseSettlement, type ComputedRemissionGuide, type CreditNoteBody, type DebitNoteBody, type PurchaseSettlementBody, type RemissionGuideBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
+import { comprobanteDefinition, isComprobanteKind, type ComprobanteKind, type ComputedCreditNote, type ComputedDebitNote, type ComputedInvoice, type ComputedPurchaseSettlement, type ComputedRemissionGuide, type ComputedWithholding, type CreditNoteBody, type DebitNoteBody, type PurchaseSettlementBody, type RemissionGuideBody, type WithholdingBody, type InvoiceBody, type InvoiceCatalogs, type Issuer, type RideData } from '../sri/index.js';
 import { findSubmission, numberingOf, type SubmissionEngine } from '../submissions/index.js';
 import { issueCreditNote } from './credit-note.js';
 import { issueDebitNote } from './debit-note.js';
 import { issuePurchaseSettlement } from './purchase-settlement.js';
 import { issueRemissionGuide } from './remission-guide.js';
+import { issueWithholding } from './withholding.js';
 import { issueInvoice, type IssueDeps, type IssueResult } from './issue.js';
 import type { RideThread } from './ride-thread/index.js';
-import { creditNoteView, debitNoteView, invoiceView, purchaseSettlementView, remissionGuideView } from './view.js';
+import { creditNoteView, debitNoteView, invoiceView, purchaseSettlementView, remissionGuideView, withholdingView } from './view.js';
 
 export { createRideThread, type RideThread } from './ride-thread/index.js';
 export { documentWritesScope, issueInvoice, type IssueResult } from './issue.js';
@@ -30,7 +31,8 @@ export { issueCreditNote } from './credit-note.js';
 export { issueDebitNote } from './debit-note.js';
 export { issuePurchaseSettlement } from './purchase-settlement.js';
 export { issueRemissionGuide } from './remission-guide.js';
-export { creditNoteJson, debitNoteJson, invoiceJson, purchaseSettlementJson, remissionGuideJson } from './view.js';
+export { issueWithholding } from './withholding.js';
+export { creditNoteJson, debitNoteJson, invoiceJson, purchaseSettlementJson, remissionGuideJson, withholdingJson } from './view.js';
 
 export interface Invoices {
   /**
@@ -48,6 +50,8 @@ export interface Invoices {
   issuePurchaseSettlement(caller: BookCaller, input: PurchaseSettlementBody, raw: unknown): Promise<IssueResult>;
   /** Issues (or replays) a remission guide, as `issue`. */
   issueRemissionGuide(caller: BookCaller, input: RemissionGuideBody, raw: unknown): Promise<IssueResult>;
+  /** Issues (or replays) the withholding of received purchase `purchaseId`, as `issue`; refusals are 422 `withholding_failed`. */
+  issueWithholding(caller: BookCaller, purchaseId: string, input: WithholdingBody, raw: unknown): Promise<IssueResult>;
   /** The document view, the computed invoice and its submission; 404 unless an invoice Sello issued in the caller's book. */
   get(caller: BookCaller, id: string): ReturnType<typeof invoiceView>;
   /** As `get`, for a credit note. */
@@ -58,6 +62,8 @@ export interface Invoices {
   getPurchaseSettlement(caller: BookCaller, id: string): ReturnType<typeof purchaseSettlementView>;
   /** As `get`, for a remission guide. */
   getRemissionGuide(caller: BookCaller, id: string): ReturnType<typeof remissionGuideView>;
+  /** As `get`, for a withholding. */
+  getWithholding(caller: BookCaller, id: string): ReturnType<typeof withholdingView>;
   /** The `autorizacion` XML of a comprobante of `kind`; 404 `not_ready` before authorization. */
   xml(caller: BookCaller, id: string, kind?: ComprobanteKind): string;
   /** The RIDE of an invoice or credit note Sello issued in `environment` (any book: Family A keys are the account's); undefined for other documents. */
@@ -111,6 +117,9 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
     async issueRemissionGuide(caller, input, raw) {
       return afterIssue(await store.batch(() => issueRemissionGuide(issueDeps(), caller, input, raw)));
     },
+    async issueWithholding(caller, purchaseId, input, raw) {
+      return afterIssue(await store.batch(() => issueWithholding(issueDeps(), caller, purchaseId, input, raw)));
+    },
     get(caller, id) {
       const { view, submission } = issued(caller, id, 'invoice');
       return invoiceView(view, submission);
@@ -131,6 +140,10 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
       const { view, submission } = issued(caller, id, 'remission_guide');
       return remissionGuideView(view, submission);
     },
+    getWithholding(caller, id) {
+      const { view, submission } = issued(caller, id, 'withholding');
+      return withholdingView(view, submission);
+    },
     xml(caller, id, kind = 'invoice') {
       issued(caller, id, kind);
       return documents.xml(caller, id);
@@ -146,7 +159,7 @@ export function createInvoices(deps: InvoicesDeps): Invoices {
         const data: RideData = {
           kind: submission.kind,
           issuer: JSON.parse(submission.issuer) as Issuer,
-          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement | ComputedRemissionGuide,
+          document: JSON.parse(submission.computed) as ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement | ComputedRemissionGuide | ComputedWithholding,
           numbering: numberingOf(submission.access_key),
           authorization:
             doc.status === 'authorized' && doc.authorization?.number && doc.authorization.date

@@ -30,6 +30,7 @@ import {
   type FieldError,
   type InvoiceBody,
   type InvoiceCatalogs,
+  type Issuer,
 } from '../sri/index.js';
 import { insertSubmission } from '../submissions/index.js';
 
@@ -81,6 +82,21 @@ export interface DocumentFacts {
   grandTotal: string;
   /** A note's: the Sello id of the invoice it modifies (its job records it, modified-invoice.ts). */
   modifies?: string | null | undefined;
+  /** A withholding's: the Sello id of the purchase it withholds (its job records it). */
+  purchaseId?: string | undefined;
+}
+
+/**
+ * How a comprobante's refusals are answered: `validation_failed` by default; a withholding's
+ * (CONTRACT §15) are `withholding_failed`, with the same `errors` by field and a message that
+ * sums them up.
+ */
+export type RefusalCode = 'validation_failed' | 'withholding_failed';
+
+function refusal(code: RefusalCode, errors: FieldError[]): SelloError {
+  if (code === 'validation_failed') return new SelloError(code, { fields: errorFields(errors) });
+  const reasons = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  return new SelloError(code, { fields: errorFields(errors), detail: `No se pudo emitir la retención: ${reasons}.`, detailEn: `The withholding could not be issued: see errors.` });
 }
 
 /**
@@ -107,7 +123,8 @@ export function issueComprobante(
   definition: ComprobanteDefinition,
   externalRef: string,
   raw: unknown,
-  prepare: (now: Date) => Prepared,
+  prepare: (now: Date, issuer: Issuer) => Prepared,
+  refusalCode: RefusalCode = 'validation_failed',
 ): IssueResult {
   const { store, documents } = deps;
   const scope = documentWritesScope(caller);
@@ -118,10 +135,10 @@ export function issueComprobante(
 
     const now = deps.now?.() ?? new Date();
     const { issuer, certificateId } = requireIssuer(store, caller.book.id, caller.environment);
-    const prepared = prepare(now);
+    const prepared = prepare(now, issuer);
     const refusals: FieldError[] = 'errors' in prepared ? [...prepared.errors] : [];
     if (!('errors' in prepared)) refusals.unshift(...seriesErrors(issuer, prepared.facts.establishment, prepared.facts.emissionPoint));
-    if (refusals.length > 0 || 'errors' in prepared) throw new SelloError('validation_failed', { fields: errorFields(refusals) });
+    if (refusals.length > 0 || 'errors' in prepared) throw refusal(refusalCode, refusals);
     checkIssuerCertificate(store, certificateId, now);
 
     const doc = prepared.facts;
@@ -165,6 +182,7 @@ export function issueComprobante(
       certificateId,
       accessKey,
       modifiesDocumentId: doc.modifies ?? null,
+      purchaseId: doc.purchaseId ?? null,
       now: now.getTime(),
     });
     const warnings = prepared.warnings.length > 0 ? { meta: { warnings: errorFields(prepared.warnings) } } : {};

@@ -5,7 +5,7 @@
  */
 import type { FiscalSubmissionsTable } from '../../db/index.js';
 import type { DocumentView } from '../../documents/index.js';
-import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ComputedRemissionGuide, Customer, GuideParty, ModifiedDocument, TaxAmount } from '../sri/index.js';
+import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, ComputedRemissionGuide, ComputedWithholding, Customer, GuideParty, ModifiedDocument, TaxAmount } from '../sri/index.js';
 
 function taxJson(t: TaxAmount) {
   return { type: t.type, code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor };
@@ -145,4 +145,37 @@ export function remissionGuideJson(guide: ComputedRemissionGuide) {
 /** `GET /api/v1/remission-guides/:id`: as invoiceView, under `remission_guide`. */
 export function remissionGuideView(document: DocumentView, submission: FiscalSubmissionsTable) {
   return { ...document, remission_guide: remissionGuideJson(JSON.parse(submission.computed) as ComputedRemissionGuide), sri: submissionJson(submission) };
+}
+
+/** The computed withholding as the API shows it: the withheld supplier, the purchase it applies to and each withholding. */
+export function withholdingJson(w: ComputedWithholding) {
+  const s = w.support;
+  return {
+    issue_date: w.issueDate,
+    establishment: w.establishment,
+    emission_point: w.emissionPoint,
+    currency: w.currency,
+    fiscal_period: w.fiscalPeriod,
+    subject: { ...partyJson(w.subject), related_party: w.subject.relatedParty },
+    purchase: {
+      purchase_id: s.purchaseId,
+      support_code: s.supportCode,
+      doc_type: s.codDoc === '01' ? 'invoice' : s.codDoc,
+      numero: s.numero,
+      issue_date: s.issueDate,
+      access_key: s.authorizationNumber,
+      subtotal: s.totalWithoutTaxes,
+      grand_total: s.grandTotal,
+      taxes: s.taxes.map((t) => ({ code: t.codigo, rate_code: t.codigoPorcentaje, rate: t.tarifa, base: t.baseImponible, amount: t.valor })),
+      payments: s.payments,
+    },
+    lines: w.lines.map((l) => ({ tax: l.tax, code: l.code, base: l.base, rate: l.rate, amount: l.amount })),
+    total_withheld: w.totalWithheld,
+    additional_info: w.additionalInfo,
+  };
+}
+
+/** `GET /api/v1/withholdings/:id`: as invoiceView, under `withholding`. */
+export function withholdingView(document: DocumentView, submission: FiscalSubmissionsTable) {
+  return { ...document, withholding: withholdingJson(JSON.parse(submission.computed) as ComputedWithholding), sri: submissionJson(submission) };
 }

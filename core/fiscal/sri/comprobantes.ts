@@ -9,6 +9,7 @@
  */
 import type { docTypes } from '../../documents/index.js';
 import { COD_DOC } from './access-key.js';
+import { buildComprobanteRetencionXml } from './comprobante-retencion-xml.js';
 import { buildFacturaXml } from './factura-xml.js';
 import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, Numbering } from './invoice-model.js';
 import { buildGuiaRemisionXml } from './guia-remision-xml.js';
@@ -16,8 +17,9 @@ import { buildLiquidacionCompraXml } from './liquidacion-compra-xml.js';
 import { buildNotaCreditoXml } from './nota-credito-xml.js';
 import { buildNotaDebitoXml } from './nota-debito-xml.js';
 import type { ComputedRemissionGuide } from './remission-guide-model.js';
+import type { ComputedWithholding } from './withholding-model.js';
 
-export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note' | 'purchase_settlement' | 'remission_guide';
+export type ComprobanteKind = 'invoice' | 'credit_note' | 'debit_note' | 'purchase_settlement' | 'remission_guide' | 'withholding';
 
 export interface ComprobanteDefinition {
   kind: ComprobanteKind;
@@ -81,6 +83,15 @@ const DEFINITIONS: Record<ComprobanteKind, ComprobanteDefinition> = {
     title: 'GUÍA DE REMISIÓN',
     named: 'la guía de remisión',
     buildXml: (issuer, computed, numbering) => buildGuiaRemisionXml(issuer, computed as ComputedRemissionGuide, numbering),
+  },
+  withholding: {
+    kind: 'withholding',
+    codDoc: COD_DOC.comprobanteRetencion,
+    docType: 'withholding',
+    path: '/api/v1/withholdings',
+    title: 'COMPROBANTE DE RETENCIÓN',
+    named: 'el comprobante de retención',
+    buildXml: (issuer, computed, numbering) => buildComprobanteRetencionXml(issuer, computed as ComputedWithholding, numbering),
   },
 };
 

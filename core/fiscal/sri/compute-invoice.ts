@@ -80,7 +80,8 @@ export function ecuadorDate(now: Date): string {
   return new Date(now.getTime() - ECUADOR_OFFSET_MS).toISOString().slice(0, 10);
 }
 
-function daysBetween(from: string, to: string): number {
+/** Whole days from one YYYY-MM-DD to another (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
 

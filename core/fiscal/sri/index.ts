@@ -22,6 +22,8 @@ export { buildGuiaRemisionXml } from './guia-remision-xml.js';
 export { remissionGuideBodySchema, type RemissionGuideBody } from './remission-guide-body.js';
 export { computeRemissionGuide } from './compute-remission-guide.js';
 export type { ComputedRemissionGuide, GuideGood, GuideParty, GuideRecipient, SupportDocument } from './remission-guide-model.js';
+export { buildComprobanteRetencionXml } from './comprobante-retencion-xml.js';
+export { WITHHELD_TAX_CODE, type ComputedWithholding, type SupportTax, type WithheldSubject, type WithheldTax, type WithholdingLine, type WithholdingSupport } from './withholding-model.js';
 export { COMPROBANTE_KINDS, comprobanteDefinition, isComprobanteKind, type ComprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
 export { renderRide, type RideData } from './ride.js';
 export {
@@ -41,3 +43,6 @@ export {
   type SriClientOptions,
   type SriMessage,
 } from './soap-client.js';
+export { purchaseBodySchema, withholdingBodySchema, withheldTaxes, MAX_PURCHASE_XML_CHARS, type PurchaseBody, type WithholdingBody } from './withholding-body.js';
+export { computeWithholding, IVA_WITHHOLDING_RATES, ISD_WITHHOLDING_RATES, WITHHOLDING_DAYS, type PriorWithholding } from './withholding-rules.js';
+export type { PurchaseAuthorization, PurchaseReading, ReceivedPurchase } from './purchase-model.js';

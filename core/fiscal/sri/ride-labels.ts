@@ -1,11 +1,12 @@
 /**
  * The SRI's words a RIDE prints: names of the formas de pago, the legends of the RIMPE regime,
  * the rows of the totals block, the name of the document that supports a guía de remisión's
- * goods. Pure mappings from the invoice model (facturas and notas de crédito and débito alike).
+ * goods or a withholding, the names of the withheld taxes. Pure mappings from the models.
  */
 import { COMPROBANTE_KINDS, comprobanteDefinition } from './comprobantes.js';
 import type { ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, TaxAmount } from './invoice-model.js';
 import { formatDecimal, formatRate, sumDecimals } from './ride-text.js';
+import type { WithheldTax } from './withholding-model.js';
 
 /** SRI "Ficha técnica", tabla 24 (formas de pago), the names as the SRI writes them. */
 const PAYMENT_METHODS: Readonly<Record<string, string>> = {
@@ -45,13 +46,24 @@ const DOCUMENT_TITLES: Readonly<Record<string, string>> = {
   '02': 'NOTA DE VENTA',
 };
 
+/** "FACTURA": a document type (codDoc) by its SRI name, or "Documento 12" for one Sello does not know. */
+export function documentTitle(codDoc: string): string {
+  return DOCUMENT_TITLES[codDoc] ?? `Documento ${codDoc}`;
+}
+
 /**
  * "FACTURA 001-001-000000123": a support document as a guide's RIDE names it; a type the SRI
  * tables Sello knows lack is named by its code ("Documento 12 001-001-000000123").
  */
 export function supportDocumentName(codDoc: string, numero: string): string {
-  const title = DOCUMENT_TITLES[codDoc];
-  return title ? `${title} ${numero}` : `Documento ${codDoc} ${numero}`;
+  return `${documentTitle(codDoc)} ${numero}`;
+}
+
+const WITHHELD_TAX_NAMES: Readonly<Record<WithheldTax, string>> = { renta: 'RENTA', iva: 'IVA', isd: 'ISD' };
+
+/** The tax a withholding takes from, as the SRI's RIDE of a comprobante de retención names it. */
+export function withheldTaxName(tax: WithheldTax): string {
+  return WITHHELD_TAX_NAMES[tax];
 }
 
 /** SRI tax codes (`codigo`): 2 IVA, 3 ICE, 5 IRBPNR. */

@@ -1,13 +1,16 @@
 /**
  * The RIDE (Representación Impresa del Documento Electrónico) of an Ecuadorian factura, nota de
- * crédito, nota de débito, liquidación de compra or guía de remisión, as the PDF a customer
+ * crédito, nota de débito, liquidación de compra, guía de remisión or comprobante de retención, as
+ * the PDF a customer
  * receives (CONTRACT §15 "Downloads"), laid out like the SRI's own: the issuer on the left and the
  * document (RUC, its name and number, authorization, ambiente, emisión, access key as Code 128
  * and as text) on the right. Then, for the documents with amounts: the buyer (a liquidación's
  * supplier), and for a nota the factura it modifies (and a nota de crédito's reason); the lines,
  * or a nota de débito's reasons with their values; additional information and payments (when the
  * document has them) beside the totals. For a guide: the transport, then each recipient with the
- * goods it receives, then additional information. A4, as many pages as the tables need (their
+ * goods it receives, then additional information. For a comprobante de retención: the withheld
+ * supplier and the fiscal period, the purchase it applies to, the table of withholdings, and
+ * additional information beside the total withheld. A4, as many pages as the tables need (their
  * header repeated, "Página i de n").
  *
  * The same data gives the same bytes: the PDF's dates are the authorization's (or the issue
@@ -18,7 +21,7 @@ import { comprobanteDefinition, type ComprobanteKind } from './comprobantes.js';
 import type { Authorization, ComputedCreditNote, ComputedDebitNote, ComputedInvoice, ComputedPurchaseSettlement, Issuer, ModifiedDocument, Numbering } from './invoice-model.js';
 import type { ComputedRemissionGuide, GuideRecipient } from './remission-guide-model.js';
 import { drawCode128 } from './ride-barcode.js';
-import { paymentMethodName, rimpeLegend, supportDocumentName, totalsRows } from './ride-labels.js';
+import { documentTitle, paymentMethodName, rimpeLegend, supportDocumentName, totalsRows, withheldTaxName, type TotalsRow } from './ride-labels.js';
 import {
   CONTENT_WIDTH,
   MARGIN,
@@ -34,11 +37,12 @@ import {
   type Laid,
   type Row,
 } from './ride-layout.js';
-import { formatDate, formatDateTime, formatDecimal, startOfDayInEcuador } from './ride-text.js';
+import { formatDate, formatDateTime, formatDecimal, formatRate, startOfDayInEcuador } from './ride-text.js';
+import type { ComputedWithholding } from './withholding-model.js';
 
 /** The documents that sell (or buy): a party, lines or reasons, totals. */
 type SaleDocument = ComputedInvoice | ComputedCreditNote | ComputedDebitNote | ComputedPurchaseSettlement;
-type RideDocument = SaleDocument | ComputedRemissionGuide;
+type RideDocument = SaleDocument | ComputedRemissionGuide | ComputedWithholding;
 
 export interface RideData {
   /** Names the document on paper ("FACTURA", "NOTA DE CRÉDITO", "GUÍA DE REMISIÓN"…); must match `document`'s shape. */
@@ -71,7 +75,8 @@ export async function renderRide(data: RideData): Promise<Buffer> {
   const title = comprobanteDefinition(data.kind).title;
   // A nota printed as a factura (or any other swap) would be a false document: refuse.
   if (data.kind !== shapeKind(document)) {
-    throw new Error(`los datos no son los de ${comprobanteDefinition(data.kind).named}`);
+    // "de el comprobante" contracts to "del comprobante".
+    throw new Error(`los datos no son los de ${comprobanteDefinition(data.kind).named}`.replace(/ de el /, ' del '));
   }
   setMetadata(doc, data, title);
 
@@ -84,6 +89,7 @@ export async function renderRide(data: RideData): Promise<Buffer> {
     f.y -= continuation.height + GAP;
   };
   if ('recipients' in document) drawGuide(flow, document, startPage, fonts);
+  else if ('support' in document) drawWithholding(flow, document, startPage, fonts);
   else drawSale(flow, document, startPage, fonts);
 
   const count = flow.pages.length;
@@ -128,9 +134,12 @@ function drawSale(flow: PageFlow, document: SaleDocument, startPage: (f: PageFlo
   }
 
   flowTable(flow, detailTable(document, fonts), startPage);
+  drawTotalsBeside(flow, totalsRows(document), sideRows(document, fonts), fonts);
+}
 
-  // Totals on the right, in one piece; additional information and payments flow on the left.
-  const totals = totalsRows(document).map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
+/** Totals on the right, in one piece; `side` (additional information, payments) flows on the left. */
+function drawTotalsBeside(flow: PageFlow, rows: readonly TotalsRow[], side: Row[], fonts: Fonts): void {
+  const totals = rows.map((r) => layoutRow([{ text: r.label, bold: true }, { text: r.value, bold: r.strong ?? false }], TOTAL_COLUMNS, fonts, BODY_SIZE));
   const totalsHeight = totals.reduce((h, r) => h + r.height, 0);
   flow.ensure(totalsHeight);
   let y = flow.y;
@@ -138,7 +147,19 @@ function drawSale(flow: PageFlow, document: SaleDocument, startPage: (f: PageFlo
     drawRow(flow.page, r, MARGIN + CONTENT_WIDTH - TOTALS_WIDTH, y);
     y -= r.height;
   }
-  flow.flowRows(sideRows(document, fonts), MARGIN);
+  flow.flowRows(side, MARGIN);
+}
+
+/**
+ * The body of a comprobante de retención, as the SRI's RIDE of one prints it: the withheld
+ * supplier, the purchase the withholdings apply to, a row per withholding (the purchase repeated
+ * on each, as the SRI's columns want), then additional information beside the total withheld.
+ */
+function drawWithholding(flow: PageFlow, withholding: ComputedWithholding, startPage: (f: PageFlow) => void, fonts: Fonts): void {
+  drawBox(flow, boxed((w) => layoutBlock(subjectItems(withholding, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD));
+  drawBox(flow, boxed((w) => layoutBlock(supportItems(withholding, fonts), w, fonts), CONTENT_WIDTH, BOX_PAD));
+  flowTable(flow, withholdingTable(withholding, fonts), startPage);
+  drawTotalsBeside(flow, [{ label: 'TOTAL RETENIDO', value: formatDecimal(withholding.totalWithheld), strong: true }], sideRows(withholding, fonts), fonts);
 }
 
 /**
@@ -190,11 +211,13 @@ function flowTable(flow: PageFlow, table: Table, startPage: (f: PageFlow) => voi
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The kind `document`'s shape says it is: only a guía de remisión has recipients, only a nota de
- * débito reasons, only a liquidación de compra a supplier, and of the others only a nota de
- * crédito names what it modifies.
+ * The kind `document`'s shape says it is: only a comprobante de retención has a withheld subject
+ * and a support purchase, only a guía de remisión recipients, only a nota de débito reasons, only
+ * a liquidación de compra a supplier, and of the others only a nota de crédito names what it
+ * modifies.
  */
 function shapeKind(document: RideDocument): ComprobanteKind {
+  if ('support' in document && 'subject' in document) return 'withholding';
   if ('recipients' in document) return 'remission_guide';
   if ('reasons' in document) return 'debit_note';
   if ('supplier' in document) return 'purchase_settlement';
@@ -354,7 +377,8 @@ function detailTable(document: SaleDocument, fonts: Fonts): Table {
 
 /**
  * The rows beside the totals: "Información Adicional" and the formas de pago (a factura's, a nota
- * de débito's; a nota de crédito has none); a guide's additional information, which has no totals.
+ * de débito's; a nota de crédito has none; a withholding's are its purchase's, not printed); a
+ * guide's additional information, which has no totals.
  */
 function sideRows(document: RideDocument, fonts: Fonts): Row[] {
   const rows: Row[] = [];
@@ -472,6 +496,86 @@ function goodsTable(recipient: GuideRecipient, fonts: Fonts): Table {
 function continuedCaption(recipient: GuideRecipient, fonts: Fonts): Row {
   const text = `Destinatario: ${recipient.name} · ${recipient.taxId} (continuación)`;
   return layoutRow([{ text, bold: true, span: GOODS_COLUMNS.length, align: 'left' }], GOODS_COLUMNS, fonts, BODY_SIZE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A comprobante de retención's boxes and table.
+
+/** The withheld supplier, the issue date and the fiscal period, labelled as a factura's buyer is. */
+function subjectItems(withholding: ComputedWithholding, fonts: Fonts): BlockItem[] {
+  const { subject } = withholding;
+  const left = alignedFields(['Razón Social / Nombres y Apellidos:', 'Fecha de Emisión:'], fonts);
+  const right = alignedFields(['Identificación:', 'Período Fiscal:'], fonts);
+  return [
+    { kind: 'pair', leftShare: 0.64, left: left('Razón Social / Nombres y Apellidos:', subject.name), right: right('Identificación:', subject.taxId) },
+    { kind: 'pair', leftShare: 0.64, left: left('Fecha de Emisión:', formatDate(withholding.issueDate)), right: right('Período Fiscal:', withholding.fiscalPeriod), gap: 3 },
+  ];
+}
+
+/** The purchase the withholdings apply to: its type and number, date, authorization and totals. */
+function supportItems(withholding: ComputedWithholding, fonts: Fonts): BlockItem[] {
+  const { support } = withholding;
+  const left = alignedFields(['Comprobante de Sustento:', 'Número de Autorización:', 'Subtotal sin Impuestos:'], fonts);
+  const right = alignedFields(['Fecha de Emisión:', 'Importe Total:'], fonts);
+  return [
+    { kind: 'pair', leftShare: 0.64, left: left('Comprobante de Sustento:', supportDocumentName(support.codDoc, support.numero)), right: right('Fecha de Emisión:', formatDate(support.issueDate)) },
+    left('Número de Autorización:', support.authorizationNumber),
+    { kind: 'pair', leftShare: 0.64, left: left('Subtotal sin Impuestos:', formatDecimal(support.totalWithoutTaxes)), right: right('Importe Total:', formatDecimal(support.grandTotal)), gap: 3 },
+  ];
+}
+
+const WITHHOLDING_HEADERS = [
+  'Comprobante',
+  'Número',
+  'Fecha Emisión',
+  'Ejercicio Fiscal',
+  'Base Imponible para la Retención',
+  'Impuesto',
+  'Código',
+  'Porcentaje Retención',
+  'Valor Retenido',
+];
+const WITHHOLDING_COLUMNS: Column[] = (() => {
+  // Wide enough for "001-001-000000123" and "14/03/2025" on one line at 8 pt.
+  const fixed: Column[] = [
+    { width: 58, align: 'left' },
+    { width: 84, align: 'center' },
+    { width: 52, align: 'center' },
+    { width: 50, align: 'center' },
+    { width: 66, align: 'right' },
+    { width: 46, align: 'center' },
+    { width: 42, align: 'center' },
+    { width: 58, align: 'right' },
+    { width: 0, align: 'right' },
+  ];
+  fixed[8]!.width = CONTENT_WIDTH - fixed.reduce((w, c) => w + c.width, 0);
+  return fixed;
+})();
+
+/** A row per withholding, each naming the purchase it applies to, in the SRI's columns. */
+function withholdingTable(withholding: ComputedWithholding, fonts: Fonts): Table {
+  const { support } = withholding;
+  return {
+    header: headerRow(WITHHOLDING_HEADERS, WITHHOLDING_COLUMNS, fonts),
+    rows: withholding.lines.map((l) =>
+      layoutRow(
+        [
+          { text: documentTitle(support.codDoc) },
+          { text: support.numero },
+          { text: formatDate(support.issueDate) },
+          { text: withholding.fiscalPeriod },
+          { text: formatDecimal(l.base) },
+          { text: withheldTaxName(l.tax) },
+          { text: l.code },
+          { text: formatRate(l.rate) },
+          { text: formatDecimal(l.amount) },
+        ],
+        WITHHOLDING_COLUMNS,
+        fonts,
+        BODY_SIZE,
+      ),
+    ),
+  };
 }
 
 /** A blank row (no cells, so no frames) between two tables. */

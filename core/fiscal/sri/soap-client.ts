@@ -18,6 +18,7 @@
  *   const recepcion = await sri.validarComprobante(base, signedXmlBytes);
  *   if (recepcion.estado === 'DEVUELTA') failureReason = formatSriMessages(recepcion.mensajes);
  *   const { autorizaciones } = await sri.autorizacionComprobante(base, accessKey);
+ *   const reading = await sri.readPurchase(xmlText); // a received purchase, read on the answer thread
  *   sri.close();
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
@@ -28,6 +29,8 @@ import type { Config } from '../../config.js';
 import { createHttpsAgent, TLS_CODES } from '../../delivery/index.js';
 import type { Ambiente } from './invoice-model.js';
 import { AnswerUnreadable, createAnswerThread } from './answer-thread/index.js';
+import { purchaseSizeRefusal } from './purchase-limits.js';
+import type { PurchaseReading } from './purchase-model.js';
 import type { AnswerJob, AnswerOf, ReadAnswer, SriService } from './read-answer.js';
 import type { AutorizacionAnswer, RecepcionAnswer } from './sri-answers.js';
 import { SriError, SriFault, SriHttpError, SriRequestError, SriUnreachable } from './sri-errors.js';
@@ -74,6 +77,13 @@ export interface SriClient {
   validarComprobante(baseUrl: string, xml: Uint8Array): Promise<RecepcionAnswer>;
   /** Asks the authorization service about a 49-digit access key. */
   autorizacionComprobante(baseUrl: string, accessKey: string): Promise<AutorizacionAnswer>;
+  /**
+   * Reads a received purchase's XML (a signed factura, or the SRI's `autorizacion` holding one:
+   * ./read-purchase.ts) on the client's answer thread, never on the caller's. Resolves with the
+   * purchase or the Spanish reason it cannot be recorded, also when the thread could not read it
+   * in time; touches no network.
+   */
+  readPurchase(text: string): Promise<PurchaseReading>;
   /** Cuts every call still running (they fail `SriUnreachable` "interrupted"): shutdown. */
   abortAll(): void;
   /** Closes idle keep-alive sockets and ends the answer thread. */
@@ -123,7 +133,7 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
   let httpAgent: http.Agent | undefined;
   /** Calls in flight, each with the way to end it now (shutdown). */
   const running = new Map<ClientRequest, () => void>();
-  // Started at the first answer; ended by close().
+  // Started at the first answer or purchase; ended by close().
   let answerThread: ReturnType<typeof createAnswerThread> | undefined;
   const readAnswerOf =
     options.readAnswer ??
@@ -274,6 +284,18 @@ export function createSriClient(options: SriClientOptions = {}): SriClient {
         }
         return call(url, autorizacionComprobanteEnvelope(accessKey), 'autorizacion');
       });
+    },
+    async readPurchase(text) {
+      // Refused here, before a copy of it is posted to the thread.
+      const tooLarge = typeof text === 'string' ? purchaseSizeRefusal(text) : 'No llegó el XML del comprobante.';
+      if (tooLarge) return { kind: 'refused', reason: tooLarge };
+      answerThread ??= createAnswerThread();
+      try {
+        return await answerThread.readPurchase(text);
+      } catch (err) {
+        if (err instanceof AnswerUnreadable) return { kind: 'refused', reason: `Sello no pudo leer el XML de la compra (${err.message}).` };
+        throw err;
+      }
     },
     abortAll() {
       for (const abort of [...running.values()]) abort();

@@ -15,11 +15,11 @@ export type SubmissionState = FiscalSubmissionState;
 export type Reception = 'RECIBIDA' | '43' | '45' | '70';
 
 /** A claimed row: what a step needs. `lease_until` is the claim's fence. */
-export type ClaimedSubmission = Omit<FiscalSubmissionsTable, 'request_hash' | 'authorization_xml' | 'modifies_document_id' | 'created_at' | 'updated_at'> & {
+export type ClaimedSubmission = Omit<FiscalSubmissionsTable, 'request_hash' | 'authorization_xml' | 'modifies_document_id' | 'purchase_id' | 'created_at' | 'updated_at'> & {
   lease_until: number;
 };
 
-/** The columns a claim reads (everything but the request hash, the authorization XML and the modified invoice). */
+/** The columns a claim reads (everything but the request hash, the authorization XML, the modified invoice and the withheld purchase). */
 const CLAIM_COLUMNS = `document_id, book_id, environment, country, kind, computed, issuer, certificate_id, access_key, signed_xml,
   state, attempts, due_at, lease_until, unreachable_since, last_error, reception`;
 
@@ -37,6 +37,8 @@ export interface NewSubmission {
   accessKey: string;
   /** A note's: the Sello id of the invoice it modifies. */
   modifiesDocumentId?: string | null | undefined;
+  /** A withholding's: the Sello id of the purchase it withholds. */
+  purchaseId?: string | null | undefined;
   /** Epoch ms: due at once. */
   now: number;
 }
@@ -57,6 +59,7 @@ export function insertSubmission(store: Store, s: NewSubmission): void {
       certificate_id: s.certificateId,
       access_key: s.accessKey,
       modifies_document_id: s.modifiesDocumentId ?? null,
+      purchase_id: s.purchaseId ?? null,
       signed_xml: null,
       state: 'pending',
       attempts: 0,

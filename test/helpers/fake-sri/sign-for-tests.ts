@@ -38,6 +38,8 @@ export interface ComprobanteChanges {
   codigoNumerico?: string;
   /** Put this key in the XML as it is, instead of one built from the fields (to test bad keys). */
   claveAcceso?: string;
+  /** The buyer (facturas): `tipoIdentificacionComprador`, `identificacionComprador`, `razonSocialComprador`. */
+  buyer?: { idTypeCode?: string; taxId?: string; name?: string };
 }
 
 function field(xml: string, tag: string): string {
@@ -68,6 +70,10 @@ export function rekey(xml: string, changes: ComprobanteChanges = {}): { xml: str
   if (changes.secuencial) content = setField(content, 'secuencial', changes.secuencial);
   if (changes.ambiente) content = setField(content, 'ambiente', changes.ambiente);
   if (changes.fechaEmision) content = setField(content, 'fechaEmision', changes.fechaEmision);
+  const escaped = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  if (changes.buyer?.idTypeCode) content = setField(content, 'tipoIdentificacionComprador', escaped(changes.buyer.idTypeCode));
+  if (changes.buyer?.taxId) content = setField(content, 'identificacionComprador', escaped(changes.buyer.taxId));
+  if (changes.buyer?.name) content = setField(content, 'razonSocialComprador', escaped(changes.buyer.name));
   const accessKey = changes.claveAcceso ?? accessKeyFor(content, changes.codigoNumerico);
   content = setField(content, 'claveAcceso', accessKey);
   return { xml: content + signature, accessKey };

@@ -46,6 +46,7 @@ function client(answer: { recepcion?: RecepcionAnswer | Error; autorizacion?: Au
   return {
     validarComprobante: () => settle(answer.recepcion),
     autorizacionComprobante: () => settle(answer.autorizacion),
+    readPurchase: () => Promise.reject(new Error('not scripted')),
     abortAll: () => undefined,
     close: () => undefined,
   };
