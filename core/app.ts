@@ -31,6 +31,7 @@ import { createPurchases } from './fiscal/purchases/index.js';
 import { createSriClient } from './fiscal/sri/index.js';
 import { fiscalAdminRoutes } from './http/admin/fiscal.js';
 import { comprobanteAdminRoutes } from './http/admin/comprobantes.js';
+import { purchaseAdminRoutes } from './http/admin/purchases.js';
 import { createInvoices, createRideThread } from './fiscal/invoices/index.js';
 import { createSubmissionEngine, isIssuedDocument } from './fiscal/submissions/index.js';
 import { identificationTypes, taxTypes } from './catalogs/index.js';
@@ -233,6 +234,7 @@ export async function startAgent(config: Config, options: StartOptions = {}): Pr
         ...deliveryAdminRoutes(store, delivery),
         ...fiscalAdminRoutes({ store, pins }),
         ...comprobanteAdminRoutes({ store, rides: invoices }),
+        ...purchaseAdminRoutes({ store, purchases }),
         // CONTRACT §14: what the admin UI needs besides the routes above.
         ...statusAdminRoutes({ store, requests: signingRequests, baseUrl: () => baseUrl, localUrl: () => localUrl, tls: () => (tls ? tlsSummary(tls) : undefined), pkcs11Modules: config.pkcs11Modules }),
         ...bookAdminRoutes(store),

@@ -5,7 +5,7 @@ import { h, notice } from './dom.js';
 import { lang, languages, setLang, t } from './i18n.js';
 import * as screens from './screens.js';
 
-const order = ['estado', 'libros', 'claves', 'webhooks', 'firmas', 'certificados', 'emisor', 'comprobantes', 'carpetas', 'actividad'];
+const order = ['estado', 'libros', 'claves', 'webhooks', 'firmas', 'certificados', 'emisor', 'comprobantes', 'compras', 'carpetas', 'actividad'];
 
 function current() {
   const name = location.hash.replace(/^#\/?/, '');

@@ -687,24 +687,44 @@ export async function comprobantes(root) {
     if (comprobantesStatus) q.set('status', comprobantesStatus);
     return `/fiscal/comprobantes?${q}`;
   };
-  const first = await api.get(path(0));
   const result = h('div', { className: 'result' });
+  const list = await pagedList({ path, row: (c) => comprobanteRow(c, result), result });
+
+  const headers = [t('comprobantes.type'), t('comprobantes.numero'), t('comprobantes.date'), t('comprobantes.party'), t('comprobantes.total'), t('comprobantes.status'), t('comprobantes.files')];
+  root.replaceChildren(
+    ...heading,
+    h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => comprobantes(root) }, t('comprobantes.refresh'))),
+    result,
+    ...(list.total === 0
+      ? [h('p', { className: 'empty' }, comprobantesStatus ? t('comprobantes.noneStatus') : t('comprobantes.none'))]
+      : [
+          h('table', { className: 'comprobantes' }, h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { scope: 'col', className: i === 4 ? 'amount' : undefined }, x)))), list.tbody),
+          list.footer,
+        ]),
+  );
+}
+
+/**
+ * A list of the admin API read a page at a time: `path(offset)` is the page's address, `row`
+ * draws one item. Resolves once the first page is in, with `total` (as the server counted it),
+ * the `tbody` that grows, and the footer with "Mostrando n de total" and "Más".
+ */
+async function pagedList({ path, row, result }) {
+  const first = await api.get(path(0));
   const tbody = h('tbody');
   const shown = h('p', { className: 'empty', role: 'status' });
   const more = h('button', { type: 'button' }, t('comprobantes.more'));
-  // Rows asked for so far (the next page's offset), and those shown: a comprobante issued
-  // meanwhile moves the older ones down a place, and one already shown is not shown twice.
+  // Rows asked for so far (the next page's offset), and those shown: an item added meanwhile
+  // moves the older ones down a place, and one already shown is not shown twice.
   let fetched = 0;
-  let total = first.meta.total;
   const seen = new Set();
   const add = (page) => {
-    const fresh = page.data.filter((c) => !seen.has(c.id));
-    for (const c of fresh) seen.add(c.id);
-    tbody.append(...fresh.map((c) => comprobanteRow(c, result)));
+    const fresh = page.data.filter((item) => !seen.has(item.id));
+    for (const item of fresh) seen.add(item.id);
+    tbody.append(...fresh.map(row));
     fetched += page.data.length;
-    total = page.meta.total;
-    shown.textContent = t('comprobantes.shown').replace('{n}', String(seen.size)).replace('{total}', String(total));
-    more.hidden = fetched >= total || page.data.length === 0;
+    shown.textContent = t('comprobantes.shown').replace('{n}', String(seen.size)).replace('{total}', String(page.meta.total));
+    more.hidden = fetched >= page.meta.total || page.data.length === 0;
   };
   more.addEventListener('click', async () => {
     more.disabled = true;
@@ -722,19 +742,7 @@ export async function comprobantes(root) {
     }
   });
   add(first);
-
-  const headers = [t('comprobantes.type'), t('comprobantes.numero'), t('comprobantes.date'), t('comprobantes.party'), t('comprobantes.total'), t('comprobantes.status'), t('comprobantes.files')];
-  root.replaceChildren(
-    ...heading,
-    h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => comprobantes(root) }, t('comprobantes.refresh'))),
-    result,
-    ...(total === 0
-      ? [h('p', { className: 'empty' }, comprobantesStatus ? t('comprobantes.noneStatus') : t('comprobantes.none'))]
-      : [
-          h('table', { className: 'comprobantes' }, h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { scope: 'col', className: i === 4 ? 'amount' : undefined }, x)))), tbody),
-          h('div', { className: 'list-footer' }, shown, more),
-        ]),
-  );
+  return { total: first.meta.total, tbody, footer: h('div', { className: 'list-footer' }, shown, more) };
 }
 
 /** One comprobante: type, number, date, party, total, state with the SRI's word, and its files. */
@@ -785,6 +793,117 @@ function comprobanteRow(c, result) {
     ),
   ];
   return h('tr', { 'data-comprobante': c.id }, cells.map((cell, i) => h('td', { className: i === 4 ? 'amount' : undefined }, cell)));
+}
+
+let comprasEnv = 'live';
+
+const PURCHASES_PAGE = 50;
+const ACCESS_KEY = /^\d{49}$/;
+/** What `POST /api/v1/purchases` takes as `xml`: 2 MB of text (CONTRACT §15). */
+const PURCHASE_XML_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The Compras recibidas screen (CONTRACT §14, §15): the facturas suppliers issued to the chosen
+ * book, recorded in the chosen environment, newest first, a page at a time ("Más"), each with
+ * the comprobantes de retención Sello issued for it; and "Registrar compra", by access key
+ * (Sello asks the SRI) or by the XML received by e-mail (read here as text). The server's
+ * reasons for refusing one land beside the field they are about.
+ */
+export async function compras(root) {
+  const picker = await bookPicker(() => compras(root));
+  const env = field('environment', t('environment'), {
+    type: 'select',
+    options: ['live', 'test'].map((e) => h('option', { value: e, selected: e === comprasEnv }, e)),
+  });
+  env.input.addEventListener('change', () => {
+    comprasEnv = env.input.value;
+    compras(root);
+  });
+  const heading = [h('h1', {}, t('compras.title')), h('p', {}, t('compras.intro')), h('div', { className: 'pickers' }, picker.el, env.el)];
+  if (!picker.book) {
+    root.replaceChildren(...heading, h('p', { className: 'empty' }, t('compras.none')));
+    return;
+  }
+  const book = picker.book;
+  const environment = comprasEnv;
+  const result = h('div', { className: 'result' });
+  const redraw = async (message) => {
+    await compras(root);
+    if (message) root.querySelector('.result')?.replaceChildren(message);
+  };
+
+  const f = {
+    access_key: field('access_key', t('compras.accessKey'), { input: { inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false' } }),
+    xml: field('xml', t('compras.xml'), { type: 'file', input: { accept: '.xml,application/xml,text/xml' } }),
+  };
+  // A key copied from a RIDE or an e-mail may come with spaces or line breaks.
+  const key = () => f.access_key.input.value.replace(/\s+/g, '');
+  const recordForm = form({
+    fields: f,
+    submitLabel: t('compras.submit'),
+    validate: () => {
+      const file = f.xml.input.files?.[0];
+      if (!key() && !file) return { access_key: t('compras.oneRule') };
+      if (key() && file) return { access_key: t('compras.bothRule') };
+      if (key() && !ACCESS_KEY.test(key())) return { access_key: t('compras.keyRule') };
+      if (file && file.size === 0) return { xml: t('compras.fileEmpty') };
+      if (file && file.size > PURCHASE_XML_MAX_BYTES) return { xml: t('compras.fileTooBig') };
+      return {};
+    },
+    send: async () => {
+      // Asking the SRI may take a few seconds: say so, where the answer will be.
+      result.replaceChildren(notice(t('compras.checking')));
+      try {
+        const body = key() ? { book, environment, access_key: key() } : { book, environment, xml: await f.xml.input.files[0].text() };
+        return await api.post('/fiscal/purchases', body);
+      } finally {
+        result.replaceChildren();
+      }
+    },
+    onDone: (r) => redraw(notice(`${t('compras.recorded')} ${docTypeName(r.data.doc_type)} ${r.data.numero} — ${r.data.supplier.name} (${r.data.grand_total} ${r.data.currency}).`)),
+  });
+
+  const path = (offset) => `/fiscal/purchases?${new URLSearchParams({ book, environment, limit: String(PURCHASES_PAGE), offset: String(offset) })}`;
+  const list = await pagedList({ path, row: purchaseRow, result });
+  const headers = [t('compras.supplier'), t('compras.ruc'), t('compras.numero'), t('compras.date'), t('compras.total'), t('compras.withholdings'), t('compras.source')];
+  root.replaceChildren(
+    ...heading,
+    h('h2', {}, t('compras.record')),
+    h('p', {}, t('compras.recordHelp')),
+    recordForm,
+    result,
+    h('h2', {}, t('compras.list')),
+    h('div', { className: 'actions' }, h('button', { type: 'button', onclick: () => compras(root) }, t('comprobantes.refresh'))),
+    ...(list.total === 0
+      ? [h('p', { className: 'empty' }, t('compras.none'))]
+      : [
+          h('table', { className: 'compras' }, h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { scope: 'col', className: i === 4 ? 'amount' : undefined }, x)))), list.tbody),
+          list.footer,
+        ]),
+  );
+}
+
+/** One purchase: supplier, RUC, number, date, total, the withholdings issued for it with their state, and where Sello read it. */
+function purchaseRow(p) {
+  const withholdings = p.withholdings.length
+    ? h(
+        'ul',
+        { className: 'withholdings' },
+        p.withholdings.map((w) =>
+          h('li', { 'data-withholding': w.id }, h('code', { className: 'numero' }, w.numero), ' ', h('span', { className: `state ${w.status}`, 'data-status': w.status }, t(`comprobantes.states.${w.status}`))),
+        ),
+      )
+    : h('span', { className: 'empty' }, t('compras.noWithholdings'));
+  const cells = [
+    [p.supplier.name, p.supplier.trade_name && p.supplier.trade_name !== p.supplier.name ? h('span', { className: 'sub' }, p.supplier.trade_name) : ''],
+    h('code', {}, p.supplier.ruc),
+    h('code', { className: 'numero' }, p.numero),
+    issueDate(p.issue_date),
+    `${p.grand_total} ${p.currency}`,
+    withholdings,
+    t(`compras.sources.${p.source}`),
+  ];
+  return h('tr', { 'data-purchase': p.id }, cells.map((cell, i) => h('td', { className: i === 4 ? 'amount' : undefined }, cell)));
 }
 
 const PAGE = /^(?:last|[1-9]\d*)$/;

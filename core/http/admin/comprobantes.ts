@@ -29,8 +29,9 @@ export interface ComprobantesAdminDeps {
 }
 
 const STATUSES = ['pending', 'signed', 'sent', 'authorized', 'rejected', 'failed'] as const satisfies readonly DocumentStatus[];
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
+/** A list page of the admin API's fiscal screens: 50 rows unless `limit` (1–200) says otherwise. */
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
 
 /** Who the comprobante is about, as its RIDE names them. */
 export interface ComprobanteParty {
@@ -161,13 +162,14 @@ function invalid(name: string, es: string, en: string): SelloError {
 }
 
 /** A single text value of the query, or undefined; a repeated parameter is a 400. */
-function single(ctx: AppContext, name: string): string | undefined {
+export function single(ctx: AppContext, name: string): string | undefined {
   const raw = ctx.query[name];
   if (Array.isArray(raw)) throw invalid(name, 'se indica una sola vez.', 'must be given once.');
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
-function integer(ctx: AppContext, name: string, fallback: number, min: number, max: number): number {
+/** An integer query parameter between `min` and `max`, `fallback` when absent; anything else is a 400 naming it. */
+export function integer(ctx: AppContext, name: string, fallback: number, min: number, max: number): number {
   const raw = single(ctx, name);
   if (raw === undefined) return fallback;
   const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
