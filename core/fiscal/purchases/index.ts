@@ -124,7 +124,8 @@ export function createPurchases(deps: PurchasesDeps): Purchases {
         issue_date: p.issueDate,
         supplier_ruc: p.supplier.ruc,
         supplier_name: p.supplier.name,
-        currency: p.currency,
+        // The XML's moneda is a word ("DOLAR"); the API speaks ISO 4217, as every other document.
+        currency: p.currency.toUpperCase() === 'DOLAR' ? 'USD' : p.currency,
         subtotal: p.totalWithoutTaxes,
         grand_total: p.grandTotal,
         facts: JSON.stringify(p),

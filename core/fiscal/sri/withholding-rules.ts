@@ -34,6 +34,7 @@ export const ISD_WITHHOLDING_RATES: Readonly<Record<string, string>> = { '4580':
 const RENTA_CODE = /^[345]\d{2}[0-9A-Z]{0,2}$/;
 
 const TAX_NAME: Record<WithheldTax, string> = { renta: 'la renta', iva: 'el IVA', isd: 'el ISD' };
+const OF_TAX: Record<WithheldTax, string> = { renta: 'de la renta', iva: 'del IVA', isd: 'del ISD' };
 
 /** A withholding already issued for the purchase (not rejected or failed). */
 export interface PriorWithholding {
@@ -125,7 +126,7 @@ export function computeWithholding(input: WithholdingInput): { ok: ComputedWithh
     const base = cents(line.base);
     const limit = baseLimit(line.tax, purchase);
     if (base === 0n) errors.push({ path: `${at}.base`, message: 'debe ser mayor que cero' });
-    else if (base > limit.cents) errors.push({ path: `${at}.base`, message: `${line.base} supera ${limit.what}: la base de una retención de ${TAX_NAME[line.tax]} no puede ser mayor` });
+    else if (base > limit.cents) errors.push({ path: `${at}.base`, message: `${line.base} supera ${limit.what}, la base más alta de una retención ${OF_TAX[line.tax]}` });
 
     const key = `${line.tax}:${code}`;
     const twice = seen.get(key);
@@ -133,7 +134,7 @@ export function computeWithholding(input: WithholdingInput): { ok: ComputedWithh
     seen.set(key, i);
     const earlier = input.prior.find((p) => p.lines.some((l) => l.tax === line.tax && l.code === code));
     if (earlier) {
-      errors.push({ path: `${at}.code`, message: `la factura ${purchase.numero} ya tiene retenido ${TAX_NAME[line.tax]} con código ${code} en el comprobante de retención ${earlier.numero}` });
+      errors.push({ path: `${at}.code`, message: `a la factura ${purchase.numero} ya se le retuvo ${TAX_NAME[line.tax]} con código ${code} en el comprobante de retención ${earlier.numero}` });
     }
     lines.push({ tax: line.tax, code, base: money(base), rate, amount: money(percentOf(base, rate)) });
   });

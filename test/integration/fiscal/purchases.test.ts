@@ -114,6 +114,7 @@ describe('a purchase fetched by key and withheld, end to end (live, with its web
       issue_date: ecuadorDate(new Date()),
       supplier: { ruc: SUPPLIER_RUC, name: 'Distribuidora Ñandú & Cía. Ltda.', trade_name: 'Ñandú' },
       buyer: { tax_id: ISSUER_RUC, tax_id_type_code: '04' },
+      currency: 'USD',
       subtotal: '120.00',
       grand_total: '135.00',
       taxes: expect.arrayContaining([expect.objectContaining({ code: '2', rate_code: '4', rate: '15', base: '100.00', amount: '15.00' })]),
@@ -338,7 +339,7 @@ describe('bad withholdings: 422 withholding_failed with the reasons, nothing num
   it('a second withholding of the same purchase and tax code', async () => {
     const first = await withhold(purchaseId, withholdingBody({ lines: [{ tax: 'renta', code: '3440', base: '120.00', rate: '2.75' }] }));
     expect(first.status, JSON.stringify(first.json)).toBe(201);
-    await refusedWithholding(withholdingBody({ lines: [{ tax: 'renta', code: '3440', base: '10.00', rate: '2.75' }] }), 'lines[0].code', new RegExp(`ya tiene retenido la renta con código 3440 en el comprobante de retención ${first.json.data!.numero}`));
+    await refusedWithholding(withholdingBody({ lines: [{ tax: 'renta', code: '3440', base: '10.00', rate: '2.75' }] }), 'lines[0].code', new RegExp(`ya se le retuvo la renta con código 3440 en el comprobante de retención ${first.json.data!.numero}`));
     // Another code of the same purchase is still possible.
     const other = await withhold(purchaseId, withholdingBody({ lines: [{ tax: 'iva', code: '9', base: '15.00', rate: '10' }] }));
     expect(other.status, JSON.stringify(other.json)).toBe(201);

@@ -100,7 +100,7 @@ describe('computeWithholding', () => {
     const line = { tax: 'renta' as const, code: '312', base: '60.00', rate: '1.75' };
     expect(errorsOf(compute(body({ lines: [line, line] })))['lines[1].code']).toMatch(/repite.*lines\[0\]/);
     const prior = [{ numero: '001-002-000000007', lines: [{ tax: 'renta' as const, code: '312' }] }];
-    expect(errorsOf(compute(body(), { prior }))['lines[0].code']).toMatch(/ya tiene retenido la renta con código 312 en el comprobante de retención 001-002-000000007/);
+    expect(errorsOf(compute(body(), { prior }))['lines[0].code']).toMatch(/ya se le retuvo la renta con código 312 en el comprobante de retención 001-002-000000007/);
     // The same code for another tax is another withholding.
     expect('ok' in compute(body({ lines: [{ tax: 'iva', code: '1', base: '15.00', rate: '30' }] }), { prior })).toBe(true);
   });
