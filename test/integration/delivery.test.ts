@@ -424,12 +424,29 @@ describe('an endpoint deleted between the claim and the request', () => {
 describe('crash recovery of `sello serve`', () => {
   it('after kill -9 with 1,000 deliveries outstanding and a restart: every event arrives, nothing recorded as delivered is sent again', { timeout: 120_000 }, async () => {
     const dataDir = tempDir('sello-crash-');
-    // Slow answers keep many attempts in flight at the kill.
-    const r = await receiver({ script: [{ status: 200, delayMs: 300 }] });
+    // Slow answers keep many attempts in flight at the kill. The kill comes from the receiver at
+    // the 100th request, not from a poll of the test: on a busy machine a poll is late by
+    // hundreds of deliveries.
+    // Armed once every status change is in; then the first request from the 100th on kills it.
+    let killFirst: (() => void) | undefined;
+    const r = await receiver({
+      script: (_req, n) => {
+        if (n >= 99) killFirst?.();
+        return { status: 200, delayMs: 300 };
+      },
+    });
     const env = { SELLO_DELIVERY_TIME_SCALE: '0.001', SELLO_CA_FILE: pki.ca.certificatePath, SELLO_RATE_LIMIT_PER_MINUTE: '1000000000' };
     selloJson(['books', 'create', 'crash', '--tenant', 'oficina', '--data-dir', dataDir]);
     const { key } = selloJson<{ key: string }>(['keys', 'create', '--family', 'b', '--env', 'live', '--book', 'crash', '--data-dir', dataDir]);
     let serve = await startServe(dataDir, env);
+    const first = serve;
+    const armKill = () => {
+      killFirst = () => {
+        killFirst = undefined;
+        first.child.kill('SIGKILL');
+      };
+      if (r.requests.length >= 100) killFirst();
+    };
     try {
       const api = (base: string, p: string, body: unknown, type = 'application/json') =>
         fetch(`${base}${p}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': type, Accept: type }, body: JSON.stringify(body) });
@@ -463,8 +480,8 @@ describe('crash recovery of `sello serve`', () => {
         const statuses = await Promise.all(ids.slice(i, i + 50).map(authorize));
         expect(statuses.every((res) => res.status === 200)).toBe(true);
       }
+      armKill();
       await r.waitFor((q) => q.length >= 100, 30_000);
-      serve.child.kill('SIGKILL');
       await serve.exited;
       const atKill = r.requests.length;
 
