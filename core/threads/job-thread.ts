@@ -47,6 +47,8 @@ interface Waiting<Result> {
   /** Starts the job's deadline (at once on a ready thread, else when it is ready). */
   start(): void;
   timer?: NodeJS.Timeout;
+  /** The thread it was given to: only that thread's end fails it. */
+  worker: Worker;
 }
 
 export function createJobThread<Job, Result>(options: JobThreadOptions): JobThread<Job, Result> {
@@ -57,8 +59,10 @@ export function createJobThread<Job, Result>(options: JobThreadOptions): JobThre
   let nextId = 1;
   const waiting = new Map<number, Waiting<Result>>();
 
-  const failAll = (why: string) => {
+  /** Fails the jobs given to `only` (every job when absent). */
+  const failAll = (why: string, only?: Worker) => {
     for (const [id, w] of waiting) {
+      if (only && w.worker !== only) continue;
       clearTimeout(w.timer);
       waiting.delete(id);
       w.reject(failure(why));
@@ -72,7 +76,7 @@ export function createJobThread<Job, Result>(options: JobThreadOptions): JobThre
     w.on('message', (message: ResultMessage<Result>) => {
       if ('ready' in message) {
         ready = true;
-        for (const job of waiting.values()) job.start();
+        for (const job of waiting.values()) if (job.worker === w) job.start();
         return;
       }
       const job = waiting.get(message.id);
@@ -83,9 +87,11 @@ export function createJobThread<Job, Result>(options: JobThreadOptions): JobThre
       else job.reject(failure(`${name} no pudo hacer el trabajo`, new Error(message.error)));
       if (waiting.size === 0) w.unref();
     });
+    // A thread ended at a deadline exits after the next job went to its successor: its end
+    // fails only its own jobs.
     const gone = (why: string) => {
       if (worker === w) worker = undefined;
-      failAll(why);
+      failAll(why, w);
     };
     w.on('error', (err) => gone(`${name} falló (${err.message})`));
     w.on('exit', (code) => gone(`${name} terminó (${code})`));
@@ -101,6 +107,7 @@ export function createJobThread<Job, Result>(options: JobThreadOptions): JobThre
       w.ref();
       return new Promise<Result>((resolve, reject) => {
         const entry: Waiting<Result> = {
+          worker: w,
           resolve,
           reject,
           start() {
