@@ -428,11 +428,14 @@ describe('crash recovery of `sello serve`', () => {
     // the 100th request, not from a poll of the test: on a busy machine a poll is late by
     // hundreds of deliveries.
     // Armed once every status change is in; then the first request from the 100th on kills it.
+    // Until then answers take 2 s, so that the engine's 64 attempts in flight let few deliveries
+    // through while the status changes are still being written, however fast the machine is.
     let killFirst: (() => void) | undefined;
+    let armed = false;
     const r = await receiver({
       script: (_req, n) => {
         if (n >= 99) killFirst?.();
-        return { status: 200, delayMs: 300 };
+        return { status: 200, delayMs: armed ? 300 : 2000 };
       },
     });
     const env = { SELLO_DELIVERY_TIME_SCALE: '0.001', SELLO_CA_FILE: pki.ca.certificatePath, SELLO_RATE_LIMIT_PER_MINUTE: '1000000000' };
@@ -441,6 +444,7 @@ describe('crash recovery of `sello serve`', () => {
     let serve = await startServe(dataDir, env);
     const first = serve;
     const armKill = () => {
+      armed = true;
       killFirst = () => {
         killFirst = undefined;
         first.child.kill('SIGKILL');

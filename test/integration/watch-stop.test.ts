@@ -20,7 +20,15 @@ import { createTestPki, type TestPki } from '../helpers/test-ca.js';
 
 const gate = vi.hoisted(() => {
   let open: () => void = () => undefined;
-  const state = { held: new Promise<void>((r) => (open = r)), opened: [] as Array<{ closed: boolean }>, release: () => open() };
+  let reached: () => void = () => undefined;
+  const state = {
+    held: new Promise<void>((r) => (open = r)),
+    /** Resolves when the start has reached the polled watch's opening. */
+    entered: new Promise<void>((r) => (reached = r)),
+    enter: () => reached(),
+    opened: [] as Array<{ closed: boolean }>,
+    release: () => open(),
+  };
   return state;
 });
 
@@ -29,6 +37,7 @@ vi.mock('../../core/watch/dir-watch.js', async (importOriginal) => {
   return {
     ...real,
     async watchPolledDir(...args: Parameters<typeof real.watchPolledDir>): Promise<DirWatch> {
+      gate.enter();
       await gate.held;
       const watch = await real.watchPolledDir(...args);
       const seen = { closed: false };
@@ -81,7 +90,7 @@ describe('the folder watcher stopped while it opens a watch', () => {
     });
     const starting = watcher.start();
     // Let the start reach the polled watch's opening (held), stop meanwhile, then let it open.
-    await new Promise((r) => setTimeout(r, 50));
+    await gate.entered;
     const stopping = watcher.stop();
     gate.release();
     await Promise.all([starting, stopping]);
