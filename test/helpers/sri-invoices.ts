@@ -147,16 +147,18 @@ export interface SampleNumberingOptions {
   emissionPoint?: string;
   /** The 8-digit código numérico. */
   code?: string;
+  /** The SRI's type code (default "01", a factura). */
+  codDoc?: string;
 }
 
-/** The numbering of a factura (codDoc 01) with a valid access key; defaults match the samples above. */
+/** The numbering of a comprobante (a factura unless `codDoc` says otherwise) with a valid access key; defaults match the samples above. */
 export function sampleNumbering(options: SampleNumberingOptions = {}): Numbering {
   const ambiente = options.ambiente ?? 1;
   const secuencial = options.secuencial ?? '000000123';
   const [y, m, d] = (options.issueDate ?? SAMPLE_ISSUE_DATE).split('-');
   const estab = options.establishment ?? '001';
   const pto = options.emissionPoint ?? '001';
-  const first48 = `${d}${m}${y}01${options.ruc ?? SAMPLE_RUC}${ambiente}${estab}${pto}${secuencial}${options.code ?? '12345678'}1`;
+  const first48 = `${d}${m}${y}${options.codDoc ?? '01'}${options.ruc ?? SAMPLE_RUC}${ambiente}${estab}${pto}${secuencial}${options.code ?? '12345678'}1`;
   return { ambiente, secuencial, numero: `${estab}-${pto}-${secuencial}`, accessKey: withCheckDigit(first48) };
 }
 

@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COD_DOC, accessKeyFor } from '../../../core/fiscal/sri/access-key.js';
+import { COD_DOC } from '../../../core/fiscal/sri/access-key.js';
 import type { ComputedCreditNote, ComputedDebitNote, DebitReason, Numbering } from '../../../core/fiscal/sri/invoice-model.js';
 import type { ComputedRemissionGuide, GuideGood } from '../../../core/fiscal/sri/remission-guide-model.js';
+import type { ComputedWithholding } from '../../../core/fiscal/sri/withholding-model.js';
 import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
 import { qpdfCheck } from '../../helpers/pdf-tools.js';
-import { SAMPLE_CEDULA, SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
+import { SAMPLE_CEDULA, SAMPLE_ISSUE_DATE, sampleAuthorization, sampleDescription, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
 
 const run = promisify(execFile);
 
@@ -83,20 +84,7 @@ function sampleCreditNote(lines = 3, reason = 'Devolución de la mercadería por
 }
 
 /** A nota de crédito's numbering: codDoc 04 in its access key. */
-function creditNoteNumbering(): Numbering {
-  const secuencial = '000000045';
-  const accessKey = accessKeyFor({
-    issueDate: SAMPLE_ISSUE_DATE,
-    codDoc: COD_DOC.notaCredito,
-    ruc: SAMPLE_RUC,
-    ambiente: 1,
-    establishment: '001',
-    emissionPoint: '001',
-    secuencial,
-    numericCode: '12345678',
-  });
-  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
-}
+const creditNoteNumbering = (): Numbering => sampleNumbering({ codDoc: COD_DOC.notaCredito, secuencial: '000000045' });
 
 function creditNoteData(document: ComputedCreditNote = sampleCreditNote()): RideData {
   const numbering = creditNoteNumbering();
@@ -156,20 +144,7 @@ function longDebitNote(count: number): ComputedDebitNote {
 }
 
 /** A nota de débito's numbering: codDoc 05 in its access key. */
-function debitNoteNumbering(): Numbering {
-  const secuencial = '000000078';
-  const accessKey = accessKeyFor({
-    issueDate: SAMPLE_ISSUE_DATE,
-    codDoc: COD_DOC.notaDebito,
-    ruc: SAMPLE_RUC,
-    ambiente: 1,
-    establishment: '001',
-    emissionPoint: '001',
-    secuencial,
-    numericCode: '12345678',
-  });
-  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
-}
+const debitNoteNumbering = (): Numbering => sampleNumbering({ codDoc: COD_DOC.notaDebito, secuencial: '000000078' });
 
 function debitNoteData(document: ComputedDebitNote = sampleDebitNote()): RideData {
   const numbering = debitNoteNumbering();
@@ -177,20 +152,7 @@ function debitNoteData(document: ComputedDebitNote = sampleDebitNote()): RideDat
 }
 
 /** A guía de remisión's numbering: codDoc 06 in its access key. */
-function guideNumbering(): Numbering {
-  const secuencial = '000000031';
-  const accessKey = accessKeyFor({
-    issueDate: SAMPLE_ISSUE_DATE,
-    codDoc: COD_DOC.guiaRemision,
-    ruc: SAMPLE_RUC,
-    ambiente: 1,
-    establishment: '001',
-    emissionPoint: '001',
-    secuencial,
-    numericCode: '12345678',
-  });
-  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
-}
+const guideNumbering = (): Numbering => sampleNumbering({ codDoc: COD_DOC.guiaRemision, secuencial: '000000031' });
 
 /** The factura that supports the first recipient's goods: 001-001-000000120 of 12/03/2025. */
 const SUPPORT_INVOICE = sampleNumbering({ secuencial: '000000120', issueDate: '2025-03-12' });
@@ -888,5 +850,114 @@ describe('renderRide: a guía de remisión of 150 goods', () => {
         expect(lastHeader, `${count} goods: a header at the foot`).toBeLessThan(Math.max(lastGood, 0));
       }
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The RIDE of a comprobante de retención, read back by poppler (pdftotext) and zbar (zbarimg), as the others above.
+
+/** The supplier's factura 001-002-000004567 of 10/03/2025, whose access key is its authorization. */
+const SUPPORT = sampleNumbering({ ruc: '1790011674001', establishment: '001', emissionPoint: '002', secuencial: '000004567', issueDate: '2025-03-10' });
+
+/** Renta 312 at 1.75 % of 100.00 and IVA code 1 at 30 % of 15.00: 6.25 withheld from a factura of 115.00. */
+function sampleWithholding(): ComputedWithholding {
+  return {
+    issueDate: SAMPLE_ISSUE_DATE,
+    establishment: '001',
+    emissionPoint: '001',
+    currency: 'USD',
+    fiscalPeriod: '03/2025',
+    subject: { name: 'Ñandú & Compañía Constructora Cía. Ltda.', taxId: '1790011674001', idType: 'ec-ruc', idTypeCode: '04', relatedParty: false },
+    support: {
+      purchaseId: 'pur_01',
+      supportCode: '01',
+      codDoc: '01',
+      numero: SUPPORT.numero,
+      issueDate: '2025-03-10',
+      authorizationNumber: SUPPORT.accessKey,
+      paymentLocation: '01',
+      totalWithoutTaxes: '100.00',
+      grandTotal: '115.00',
+      taxes: [{ codigo: '2', codigoPorcentaje: '4', baseImponible: '100.00', tarifa: '15', valor: '15.00' }],
+      payments: [{ method: '20', amount: '115.00' }],
+    },
+    lines: [
+      { tax: 'renta', code: '312', base: '100.00', rate: '1.75', amount: '1.75' },
+      { tax: 'iva', code: '1', base: '15.00', rate: '30', amount: '4.50' },
+    ],
+    totalWithheld: '6.25',
+    additionalInfo: [{ name: 'Observación', value: 'Compra de cemento y varillas' }],
+  };
+}
+
+/** A comprobante de retención's numbering: codDoc 07 in its access key. */
+const withholdingNumbering = (): Numbering => sampleNumbering({ codDoc: COD_DOC.comprobanteRetencion, secuencial: '000000017' });
+
+function withholdingData(document: ComputedWithholding = sampleWithholding()): RideData {
+  const numbering = withholdingNumbering();
+  return { kind: 'withholding', issuer: sampleIssuer(), document, numbering, authorization: sampleAuthorization(numbering), environment: 'PRUEBAS', emission: 'NORMAL' };
+}
+
+describe('renderRide: a comprobante de retención', () => {
+  const data = withholdingData();
+  let pdf: Buffer;
+  let text: string;
+  let raw: string;
+  beforeAll(async () => {
+    pdf = await renderRide(data);
+    text = await pdfText(pdf);
+    raw = collapse(await pdfText(pdf, 'raw'));
+  });
+
+  it('carries its access key (codDoc 07) as a Code 128 that zbar reads back exactly', async () => {
+    expect(data.numbering.accessKey).toMatch(/^\d{8}07\d{39}$/);
+    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
+  });
+
+  it('prints the issuer and the document block: COMPROBANTE DE RETENCIÓN, number, authorization, ambiente, emisión, access key', () => {
+    expect(raw).toContain('Comercializadora Andina Pérez & Asociados S.A.');
+    expect(text).toContain('R.U.C.: 1790012344001');
+    expect(text).toContain('COMPROBANTE DE RETENCIÓN');
+    expect(text).toContain('No. 001-001-000000017');
+    expect(text).toContain('COMPROBANTE DE RETENCIÓN 001-001-000000017'); // the footer
+    expect(text).toContain('14/03/2025 10:15:30');
+    expect(text).toMatch(/AMBIENTE:\s+PRUEBAS/);
+    expect(text).toMatch(/EMISIÓN:\s+NORMAL/);
+    expect(text.split(data.numbering.accessKey)).toHaveLength(3); // authorization number and the key under the bars
+  });
+
+  it('prints the withheld supplier, the fiscal period and the factura the withholdings apply to', () => {
+    expect(text).toMatch(/Razón Social \/ Nombres y Apellidos:\s+Ñandú & Compañía Constructora Cía\. Ltda\.\s+Identificación:\s+1790011674001/);
+    expect(text).toMatch(/Fecha de Emisión:\s+14\/03\/2025\s+Período Fiscal:\s+03\/2025/);
+    expect(text).toMatch(/Comprobante de Sustento:\s+FACTURA 001-002-000004567\s+Fecha de Emisión:\s+10\/03\/2025/);
+    expect(text).toMatch(new RegExp(`Número de Autorización:\\s+${SUPPORT.accessKey}`));
+    expect(text).toMatch(/Subtotal sin Impuestos:\s+100\.00\s+Importe Total:\s+115\.00/);
+  });
+
+  it('prints a row per withholding under the SRI’s columns, and the total withheld', () => {
+    expect(raw).toMatch(/Comprobante Número Fecha Emisión Ejercicio Fiscal Base Imponible para la Retención Impuesto Código Porcentaje Retención Valor Retenido/);
+    expect(text).toMatch(/FACTURA\s+001-002-000004567\s+10\/03\/2025\s+03\/2025\s+100\.00\s+RENTA\s+312\s+1\.75\s+1\.75\n/);
+    expect(text).toMatch(/FACTURA\s+001-002-000004567\s+10\/03\/2025\s+03\/2025\s+15\.00\s+IVA\s+1\s+30\s+4\.50\n/);
+    expect(text).toMatch(/TOTAL RETENIDO\s+6\.25/);
+    expect(raw.indexOf('TOTAL RETENIDO')).toBeGreaterThan(raw.indexOf('4.50'));
+  });
+
+  it('prints the additional information, and none of a sale’s totals or payments', () => {
+    expect(text).toMatch(/Observación\s+Compra de cemento y varillas/);
+    for (const absent of ['VALOR TOTAL', 'SUBTOTAL 15%', 'Forma de pago', 'Precio Unitario', 'PROPINA']) expect(text).not.toContain(absent);
+  });
+
+  it('is one A4 page that qpdf finds sound, the same bytes for the same data', async () => {
+    expect(text).toContain('Página 1 de 1');
+    const check = await qpdfCheck(pdf);
+    expect(check.ok, check.output).toBe(true);
+    expect((await renderRide(withholdingData())).equals(pdf)).toBe(true);
+  });
+
+  it('is refused when the kind and the document disagree', async () => {
+    await expect(renderRide({ ...data, kind: 'invoice' })).rejects.toThrow('los datos no son los de la factura');
+    const numbering = sampleNumbering();
+    const invoice: RideData = { ...data, kind: 'withholding', document: sampleInvoice(1), numbering, authorization: sampleAuthorization(numbering) };
+    await expect(renderRide(invoice)).rejects.toThrow('los datos no son los del comprobante de retención');
   });
 });

@@ -1,13 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COD_DOC, accessKeyFor } from '../../../core/fiscal/sri/access-key.js';
-import type { Numbering } from '../../../core/fiscal/sri/invoice-model.js';
-import { renderRide, type RideData } from '../../../core/fiscal/sri/ride.js';
 import { code128Widths } from '../../../core/fiscal/sri/ride-barcode.js';
 import { documentTitle, paymentMethodName, rimpeLegend, supportDocumentName, totalsRows, withheldTaxName } from '../../../core/fiscal/sri/ride-labels.js';
 import {
@@ -21,9 +13,7 @@ import {
   toPrintable,
   wrapText,
 } from '../../../core/fiscal/sri/ride-text.js';
-import type { ComputedWithholding } from '../../../core/fiscal/sri/withholding-model.js';
-import { qpdfCheck } from '../../helpers/pdf-tools.js';
-import { SAMPLE_ISSUE_DATE, SAMPLE_RUC, sampleAuthorization, sampleInvoice, sampleIssuer, sampleNumbering } from '../../helpers/sri-invoices.js';
+import { sampleInvoice, sampleNumbering } from '../../helpers/sri-invoices.js';
 
 let helvetica: PDFFont;
 beforeAll(async () => {
@@ -246,161 +236,5 @@ describe('sampleInvoice', () => {
       expect(sumDecimals([inv.totalWithoutTaxes, ...inv.taxTotals.map((t) => t.valor), inv.tip])).toBe(inv.grandTotal);
       expect(sumDecimals(inv.payments.map((p) => p.amount))).toBe(inv.grandTotal);
     }
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// The RIDE of a comprobante de retención, read back by poppler (pdftotext) and zbar (zbarimg).
-
-const run = promisify(execFile);
-
-async function withPdf<T>(pdf: Buffer, fn: (file: string, dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'sello-ride-'));
-  try {
-    const file = path.join(dir, 'ride.pdf');
-    await writeFile(file, pdf);
-    return await fn(file, dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** Every Code 128 zbar finds on page 1 rendered at 200 dpi. */
-async function readBarcodes(pdf: Buffer): Promise<string[]> {
-  return withPdf(pdf, async (file, dir) => {
-    const out = path.join(dir, 'page');
-    await run('pdftoppm', ['-r', '200', '-png', '-f', '1', '-l', '1', '-singlefile', file, out]);
-    try {
-      const r = await run('zbarimg', ['-q', '--raw', '-Sdisable', '-Scode128.enable', `${out}.png`]);
-      return r.stdout.split('\n').filter((l) => l !== '');
-    } catch {
-      return []; // zbarimg exits 4 when it finds nothing
-    }
-  });
-}
-
-/** `pdftotext -layout` (columns kept) or `-raw` (content-stream order). */
-async function pdfText(pdf: Buffer, mode: 'layout' | 'raw' = 'layout'): Promise<string> {
-  return withPdf(pdf, async (file) => (await run('pdftotext', [`-${mode}`, '-enc', 'UTF-8', file, '-'])).stdout);
-}
-
-const collapse = (s: string): string => s.replace(/\s+/g, ' ');
-
-/** The supplier's factura 001-002-000004567 of 10/03/2025, whose access key is its authorization. */
-const SUPPORT = sampleNumbering({ ruc: '1790011674001', establishment: '001', emissionPoint: '002', secuencial: '000004567', issueDate: '2025-03-10' });
-
-/** Renta 312 at 1.75 % of 100.00 and IVA code 1 at 30 % of 15.00: 6.25 withheld from a factura of 115.00. */
-function sampleWithholding(): ComputedWithholding {
-  return {
-    issueDate: SAMPLE_ISSUE_DATE,
-    establishment: '001',
-    emissionPoint: '001',
-    currency: 'USD',
-    fiscalPeriod: '03/2025',
-    subject: { name: 'Ñandú & Compañía Constructora Cía. Ltda.', taxId: '1790011674001', idType: 'ec-ruc', idTypeCode: '04', relatedParty: false },
-    support: {
-      purchaseId: 'pur_01',
-      supportCode: '01',
-      codDoc: '01',
-      numero: SUPPORT.numero,
-      issueDate: '2025-03-10',
-      authorizationNumber: SUPPORT.accessKey,
-      paymentLocation: '01',
-      totalWithoutTaxes: '100.00',
-      grandTotal: '115.00',
-      taxes: [{ codigo: '2', codigoPorcentaje: '4', baseImponible: '100.00', tarifa: '15', valor: '15.00' }],
-      payments: [{ method: '20', amount: '115.00' }],
-    },
-    lines: [
-      { tax: 'renta', code: '312', base: '100.00', rate: '1.75', amount: '1.75' },
-      { tax: 'iva', code: '1', base: '15.00', rate: '30', amount: '4.50' },
-    ],
-    totalWithheld: '6.25',
-    additionalInfo: [{ name: 'Observación', value: 'Compra de cemento y varillas' }],
-  };
-}
-
-/** A comprobante de retención's numbering: codDoc 07 in its access key. */
-function withholdingNumbering(): Numbering {
-  const secuencial = '000000017';
-  const accessKey = accessKeyFor({
-    issueDate: SAMPLE_ISSUE_DATE,
-    codDoc: COD_DOC.comprobanteRetencion,
-    ruc: SAMPLE_RUC,
-    ambiente: 1,
-    establishment: '001',
-    emissionPoint: '001',
-    secuencial,
-    numericCode: '12345678',
-  });
-  return { ambiente: 1, secuencial, numero: `001-001-${secuencial}`, accessKey };
-}
-
-function withholdingData(document: ComputedWithholding = sampleWithholding()): RideData {
-  const numbering = withholdingNumbering();
-  return { kind: 'withholding', issuer: sampleIssuer(), document, numbering, authorization: sampleAuthorization(numbering), environment: 'PRUEBAS', emission: 'NORMAL' };
-}
-
-describe('renderRide: a comprobante de retención', () => {
-  const data = withholdingData();
-  let pdf: Buffer;
-  let text: string;
-  let raw: string;
-  beforeAll(async () => {
-    pdf = await renderRide(data);
-    text = await pdfText(pdf);
-    raw = collapse(await pdfText(pdf, 'raw'));
-  });
-
-  it('carries its access key (codDoc 07) as a Code 128 that zbar reads back exactly', async () => {
-    expect(data.numbering.accessKey).toMatch(/^\d{8}07\d{39}$/);
-    expect(await readBarcodes(pdf)).toEqual([data.numbering.accessKey]);
-  });
-
-  it('prints the issuer and the document block: COMPROBANTE DE RETENCIÓN, number, authorization, ambiente, emisión, access key', () => {
-    expect(raw).toContain('Comercializadora Andina Pérez & Asociados S.A.');
-    expect(text).toContain('R.U.C.: 1790012344001');
-    expect(text).toContain('COMPROBANTE DE RETENCIÓN');
-    expect(text).toContain('No. 001-001-000000017');
-    expect(text).toContain('COMPROBANTE DE RETENCIÓN 001-001-000000017'); // the footer
-    expect(text).toContain('14/03/2025 10:15:30');
-    expect(text).toMatch(/AMBIENTE:\s+PRUEBAS/);
-    expect(text).toMatch(/EMISIÓN:\s+NORMAL/);
-    expect(text.split(data.numbering.accessKey)).toHaveLength(3); // authorization number and the key under the bars
-  });
-
-  it('prints the withheld supplier, the fiscal period and the factura the withholdings apply to', () => {
-    expect(text).toMatch(/Razón Social \/ Nombres y Apellidos:\s+Ñandú & Compañía Constructora Cía\. Ltda\.\s+Identificación:\s+1790011674001/);
-    expect(text).toMatch(/Fecha de Emisión:\s+14\/03\/2025\s+Período Fiscal:\s+03\/2025/);
-    expect(text).toMatch(/Comprobante de Sustento:\s+FACTURA 001-002-000004567\s+Fecha de Emisión:\s+10\/03\/2025/);
-    expect(text).toMatch(new RegExp(`Número de Autorización:\\s+${SUPPORT.accessKey}`));
-    expect(text).toMatch(/Subtotal sin Impuestos:\s+100\.00\s+Importe Total:\s+115\.00/);
-  });
-
-  it('prints a row per withholding under the SRI’s columns, and the total withheld', () => {
-    expect(raw).toMatch(/Comprobante Número Fecha Emisión Ejercicio Fiscal Base Imponible para la Retención Impuesto Código Porcentaje Retención Valor Retenido/);
-    expect(text).toMatch(/FACTURA\s+001-002-000004567\s+10\/03\/2025\s+03\/2025\s+100\.00\s+RENTA\s+312\s+1\.75\s+1\.75\n/);
-    expect(text).toMatch(/FACTURA\s+001-002-000004567\s+10\/03\/2025\s+03\/2025\s+15\.00\s+IVA\s+1\s+30\s+4\.50\n/);
-    expect(text).toMatch(/TOTAL RETENIDO\s+6\.25/);
-    expect(raw.indexOf('TOTAL RETENIDO')).toBeGreaterThan(raw.indexOf('4.50'));
-  });
-
-  it('prints the additional information, and none of a sale’s totals or payments', () => {
-    expect(text).toMatch(/Observación\s+Compra de cemento y varillas/);
-    for (const absent of ['VALOR TOTAL', 'SUBTOTAL 15%', 'Forma de pago', 'Precio Unitario', 'PROPINA']) expect(text).not.toContain(absent);
-  });
-
-  it('is one A4 page that qpdf finds sound, the same bytes for the same data', async () => {
-    expect(text).toContain('Página 1 de 1');
-    const check = await qpdfCheck(pdf);
-    expect(check.ok, check.output).toBe(true);
-    expect((await renderRide(withholdingData())).equals(pdf)).toBe(true);
-  });
-
-  it('is refused when the kind and the document disagree', async () => {
-    await expect(renderRide({ ...data, kind: 'invoice' })).rejects.toThrow('los datos no son los de la factura');
-    const numbering = sampleNumbering();
-    const invoice: RideData = { ...data, kind: 'withholding', document: sampleInvoice(1), numbering, authorization: sampleAuthorization(numbering) };
-    await expect(renderRide(invoice)).rejects.toThrow('los datos no son los del comprobante de retención');
   });
 });
