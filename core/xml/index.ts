@@ -14,3 +14,5 @@ export { assertXmlSigningCertificate, certificateFacts } from './certificate.js'
 export { signatureLabel, type XmlHash } from './algorithms.js';
 export { MAX_XML_BYTES } from './xml-input.js';
 export { parseXml, XmlProblem, type ParsedXml } from './xml-input.js';
+export { signUblDsig, UBL_SIGNATURE_ID, type SignUblOptions } from './sign-ubl.js';
+export { verifyUblDsig } from './verify-ubl.js';

@@ -127,7 +127,7 @@ function certDigestOf(certDigest: Element): { hash: XmlHash; digest: Buffer } {
 }
 
 /** A KeyValue is only a hint: it must be the certificate's key, or the signature is refused. */
-function checkKeyValues(keyInfo: Element, signer: CertificateFacts): void {
+export function checkKeyValues(keyInfo: Element, signer: CertificateFacts): void {
   for (const keyValue of childrenNamed(keyInfo, DS, 'KeyValue')) {
     const rsa = onlyChild(keyValue, DS, 'RSAKeyValue');
     const same =
@@ -139,7 +139,7 @@ function checkKeyValues(keyInfo: Element, signer: CertificateFacts): void {
   }
 }
 
-function checkSignatureValue(parts: SignatureParts, signer: CertificateFacts): void {
+export function checkSignatureValue(parts: SignatureParts, signer: CertificateFacts): void {
   if (!signer.rsa) throw new XmlProblem('El certificado del firmante no tiene clave RSA, y la firma dice ser RSA.');
   const signedInfo = Buffer.from(canonicalize(parts.signedInfo, parts.canonicalization), 'utf8');
   if (!cryptoVerify(parts.hash, signedInfo, signer.x509.publicKey, parts.signatureValue)) {
@@ -157,7 +157,7 @@ function checkDigest(ref: ParsedReference, root: Element, signature: Element): v
   throw new XmlProblem(`El elemento ${ref.uri} cambió después de firmarlo: su resumen no coincide.`);
 }
 
-function safeEqual(a: Buffer, b: Buffer): boolean {
+export function safeEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 

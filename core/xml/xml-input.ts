@@ -39,6 +39,18 @@ const NO_ROOM: Room = { bytes: 0, tags: 0, namespaces: 0 };
 export interface ParsedXml {
   doc: Document;
   root: Element;
+  /** The decoded text that was parsed (without a BOM), for callers that insert into the bytes. */
+  text: string;
+  /** How a character offset in `text` becomes a byte offset in the input. */
+  byteOffset: (at: number) => number;
+}
+
+export interface ParseOptions {
+  /**
+   * Also accept a document that declares ISO-8859-1 (SUNAT accepts it, and greenter's older
+   * samples use it); the SRI's documents are UTF-8 only, the default.
+   */
+  latin1?: boolean;
 }
 
 const ELEMENT = 1;
@@ -50,8 +62,8 @@ const PROCESSING_INSTRUCTION = 7;
  *
  * @example const { root } = parseXml(await readFile('factura.xml'));
  */
-export function parseXml(bytes: Buffer, room: Room = NO_ROOM): ParsedXml {
-  const text = decodeXml(bytes, MAX_XML_BYTES - room.bytes);
+export function parseXml(bytes: Buffer, room: Room = NO_ROOM, opts: ParseOptions = {}): ParsedXml {
+  const { text, byteOffset } = decodeXml(bytes, MAX_XML_BYTES - room.bytes, opts.latin1 === true);
   // Checked on the text, so that no parser ever expands, fetches or even reads a declaration.
   if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
     throw new XmlProblem('El XML trae una declaración DOCTYPE o ENTITY; Sello no las admite porque pueden leer archivos del equipo o agotar la memoria, y un comprobante no las necesita.');
@@ -83,10 +95,21 @@ export function parseXml(bytes: Buffer, room: Room = NO_ROOM): ParsedXml {
   if (!root) throw new XmlProblem('El XML no tiene un elemento raíz.');
   checkTail(root);
   checkInside(root);
-  return { doc, root };
+  return { doc, root, text, byteOffset };
 }
 
-function decodeXml(bytes: Buffer, maxBytes: number): string {
+function decodeXml(bytes: Buffer, maxBytes: number, latin1: boolean): { text: string; byteOffset: (at: number) => number } {
+  const decoded = decodeText(bytes, maxBytes, latin1);
+  // XML 1.0 §2.2: xmldom lets these control characters through; libxml2 and Java refuse the file.
+  // eslint-disable-next-line no-control-regex
+  const control = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/.exec(decoded.text);
+  if (control) {
+    throw new XmlProblem(`El XML contiene el carácter de control U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, que XML no admite.`);
+  }
+  return decoded;
+}
+
+function decodeText(bytes: Buffer, maxBytes: number, latin1: boolean): { text: string; byteOffset: (at: number) => number } {
   if (bytes.length === 0) throw new XmlProblem('El archivo XML está vacío.');
   if (bytes.length > maxBytes) {
     const mb = (n: number): string => (n / 1024 / 1024).toFixed(n % (1024 * 1024) === 0 ? 0 : 2);
@@ -97,17 +120,31 @@ function decodeXml(bytes: Buffer, maxBytes: number): string {
   if ((b0 === 0xfe && b1 === 0xff) || (b0 === 0xff && b1 === 0xfe) || b0 === 0 || b1 === 0) {
     throw new XmlProblem('El XML no está en UTF-8 (parece UTF-16); el SRI solo admite UTF-8.');
   }
+  const bom = b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  if (latin1 && bom === 0) {
+    // ISO-8859-1 maps each byte to the code point of the same value (Node's 'latin1', not WHATWG's windows-1252).
+    const head = bytes.subarray(0, 200).toString('latin1');
+    if (/^ISO[-_]?8859-1$/i.test(declaredEncoding(head) ?? '')) return { text: bytes.toString('latin1'), byteOffset: (at) => at };
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); // drops a UTF-8 BOM
   } catch {
     throw new XmlProblem('El XML no es texto UTF-8 válido; guárdelo en UTF-8, la codificación que exige el SRI.');
   }
-  const declared = /^<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  const declared = declaredEncoding(text);
   if (declared !== undefined && !/^utf-?8$/i.test(declared)) {
-    throw new XmlProblem(`El XML declara la codificación ${declared}; el SRI solo admite UTF-8.`);
+    throw new XmlProblem(
+      latin1
+        ? `El XML declara la codificación ${declared}; Sello admite UTF-8 e ISO-8859-1.`
+        : `El XML declara la codificación ${declared}; el SRI solo admite UTF-8.`,
+    );
   }
-  return text;
+  return { text, byteOffset: (at) => bom + Buffer.byteLength(text.slice(0, at), 'utf8') };
+}
+
+function declaredEncoding(text: string): string | undefined {
+  return /^<\?xml[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
 }
 
 function occurrences(text: string, needle: string): number {
