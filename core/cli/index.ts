@@ -30,8 +30,9 @@ Uso: sello <comando> [opciones]
   folders list                                carpetas vigiladas y archivos en espera
   folders remove ID
   xml sign ARCHIVO.xml --cert ID [--out SALIDA.xml] [--sha256] [--pin-stdin]
-                                              firma XAdES-BES de un comprobante del SRI
-  xml verify ARCHIVO.xml                      la firma XAdES-BES: válida o no, y por qué
+                                              firma un comprobante: XAdES-BES del SRI, o XMLDSig
+                                              en UBLExtensions si es un UBL 2.1 (SUNAT)
+  xml verify ARCHIVO.xml                      su firma (SRI o SUNAT): válida o no, y por qué
 
 Opciones comunes: --data-dir DIR (o SELLO_HOME), --json (una línea JSON por registro).`;
 

@@ -1,7 +1,8 @@
 /**
- * `sello xml sign` and `sello xml verify`: the XAdES-BES signature of an SRI comprobante from the
- * command line, with a certificate Sello knows (`sello certs list`, `sello tokens`), the same
- * way `sello sign` signs a PDF.
+ * `sello xml sign` and `sello xml verify`: the signature of a comprobante from the command line,
+ * with a certificate Sello knows (`sello certs list`, `sello tokens`), the same way `sello sign`
+ * signs a PDF. The file decides the format: XAdES-BES for an SRI comprobante (Ecuador), the
+ * enveloped XMLDSig inside `ext:UBLExtensions` for a UBL 2.1 document (Peru).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { loadSecretBox } from '../secrets/index.js';
 import { openKeySource } from '../signing/key-source-for.js';
 import type { PinProvider } from '../signing/key-sources/index.js';
 import { writeFileAtomic } from '../signing/sign-file.js';
-import { MAX_XML_BYTES, signatureLabel, signXadesBes, verifyXadesBes, xmlSignerFrom, type XmlVerification } from '../xml/index.js';
+import { MAX_XML_BYTES, signatureFormatOf, signatureLabel, signUblDsig, signXadesBes, verifyUblDsig, verifyXadesBes, xmlSignerFrom, type XmlVerification } from '../xml/index.js';
 import { parse, UsageError, type Io } from './args.js';
 
 const USAGE = 'Use: sello xml sign ARCHIVO.xml --cert ID [--out SALIDA.xml] [--sha256] [--pin-stdin] | sello xml verify ARCHIVO.xml';
@@ -54,12 +55,13 @@ async function xmlSign(args: string[], io: Io): Promise<number> {
       // Checks RSA and digitalSignature before any PIN is asked.
       const signer = xmlSignerFrom(opened.source);
       const signedAt = new Date();
-      const signed = await signXadesBes(xmlBytes, signer, { hash, signingTime: signedAt });
+      const format = signatureFormatOf(xmlBytes);
+      const signed = format === 'ubl-dsig' ? await signUblDsig(xmlBytes, signer, { hash }) : await signXadesBes(xmlBytes, signer, { hash, signingTime: signedAt });
       await writeFileAtomic(output, [signed]);
       io.out(
         values.json
-          ? JSON.stringify({ out: output, certificate: row.id, hash, signed_at: signedAt.toISOString() })
-          : `Firmado (XAdES-BES, ${signatureLabel(hash)}): ${output}`,
+          ? JSON.stringify({ out: output, certificate: row.id, format, hash, signed_at: signedAt.toISOString() })
+          : `Firmado (${format === 'ubl-dsig' ? 'XMLDSig UBL' : 'XAdES-BES'}, ${signatureLabel(hash)}): ${output}`,
       );
     } finally {
       await opened.close();
@@ -74,8 +76,11 @@ async function xmlVerify(args: string[], io: Io): Promise<number> {
   const file = positionals[0];
   if (!file) throw new UsageError('Falta el XML: sello xml verify ARCHIVO.xml');
   let result: XmlVerification;
+  let format: ReturnType<typeof signatureFormatOf> = 'sri-xades';
   try {
-    result = verifyXadesBes(await readBounded(file));
+    const bytes = await readBounded(file);
+    format = signatureFormatOf(bytes);
+    result = format === 'ubl-dsig' ? verifyUblDsig(bytes) : verifyXadesBes(bytes);
   } catch (err) {
     if (!(err instanceof SelloError)) throw err;
     result = { valid: false, problem: err.message };
@@ -84,6 +89,7 @@ async function xmlVerify(args: string[], io: Io): Promise<number> {
     io.out(
       JSON.stringify({
         valid: result.valid,
+        format,
         ...(result.problem ? { problem: result.problem } : {}),
         signer: result.signerName ?? null,
         signing_time: result.signingTime ?? null,
@@ -91,7 +97,9 @@ async function xmlVerify(args: string[], io: Io): Promise<number> {
       }),
     );
   } else if (result.valid) {
-    io.out(`Firma válida: ${result.signerName ?? 'firmante sin nombre'}, firmada el ${result.signingTime ?? '(sin fecha)'}, ${signatureLabel(result.hash ?? 'sha1')}.`);
+    // A UBL signature has no signing time of its own (XMLDSig, not XAdES).
+    const when = format === 'ubl-dsig' ? ' (XMLDSig UBL)' : `, firmada el ${result.signingTime ?? '(sin fecha)'}`;
+    io.out(`Firma válida: ${result.signerName ?? 'firmante sin nombre'}${when}, ${signatureLabel(result.hash ?? 'sha1')}.`);
   } else {
     io.out(`Firma NO válida: ${result.problem ?? 'sin detalle'}`);
   }

@@ -16,3 +16,4 @@ export { MAX_XML_BYTES } from './xml-input.js';
 export { parseXml, XmlProblem, type ParsedXml } from './xml-input.js';
 export { signUblDsig, UBL_SIGNATURE_ID, type SignUblOptions } from './sign-ubl.js';
 export { verifyUblDsig } from './verify-ubl.js';
+export { signatureFormatOf, type SignatureFormat } from './format.js';

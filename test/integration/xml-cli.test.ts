@@ -9,10 +9,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent.js';
 import { testPrincipal } from '../helpers/certificates.js';
-import { sello } from '../helpers/cli.js';
+import { repoRoot, sello } from '../helpers/cli.js';
 import { SOFTHSM_MODULE } from '../helpers/softhsm.js';
 import { createTokenFixture, type TokenFixture } from '../helpers/token-fixture.js';
 import { changeByte, SIGNED_SAMPLES, SRI_SAMPLES, xmllint, xmlsec1 } from '../helpers/xml-tools.js';
+
+const SUNAT_SAMPLES = path.join(repoRoot, 'test/fixtures/sunat/samples');
 
 const dir = tempDir('sello-xml-cli-');
 const dataDir = path.join(dir, 'data');
@@ -29,6 +31,7 @@ beforeAll(async () => {
   expect(issued.status, issued.stderr).toBe(0);
   testCert = (JSON.parse(issued.stdout) as { id: string }).id;
   fs.copyFileSync(path.join(SRI_SAMPLES, 'invoice.unsigned.xml'), file('factura.xml'));
+  fs.copyFileSync(path.join(SUNAT_SAMPLES, '20200464529-01-F001-697.unsigned.xml'), file('F001-697.xml'));
 });
 afterAll(async () => {
   await token?.cleanup();
@@ -60,7 +63,7 @@ describe('sello xml sign', () => {
     expect(xmllint(signed, 'factura_V1.1.0.xsd').ok).toBe(true);
     const verified = run(['xml', 'verify', file('sha256.xml'), '--json']);
     expect(verified.status).toBe(0);
-    expect(JSON.parse(verified.stdout)).toEqual({ valid: true, signer: 'Sofía Íñiguez Peña', signing_time: expect.any(String), hash: 'sha256' });
+    expect(JSON.parse(verified.stdout)).toEqual({ valid: true, format: 'sri-xades', signer: 'Sofía Íñiguez Peña', signing_time: expect.any(String), hash: 'sha256' });
   });
 
   it('signs with an imported .p12', () => {
@@ -137,5 +140,38 @@ describe('sello xml verify', () => {
     expect(unsigned.status).toBe(1);
     expect(unsigned.stdout).toBe('Firma NO válida: El XML no tiene firma (ds:Signature).\n');
     expect(run(['xml', 'verify', file('no-existe.xml')]).status).toBe(2);
+  });
+});
+
+describe('sello xml with a UBL 2.1 document (Peru)', () => {
+  it('signs it XMLDSig inside ext:UBLExtensions; xmlsec1 and sello xml verify accept it, and a changed amount breaks it', () => {
+    const res = run(['xml', 'sign', file('F001-697.xml'), '--cert', testCert]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout.trim()).toBe(`Firmado (XMLDSig UBL, RSA-SHA1): ${file('F001-697.signed.xml')}`);
+    const signed = fs.readFileSync(file('F001-697.signed.xml'));
+    expect(signed.toString('latin1')).toMatch(/<ext:ExtensionContent><ds:Signature[^>]*>[\s\S]*<ds:Reference URI="">/);
+    fs.writeFileSync(file('ubl-signed.xml'), signed);
+    execFileSync('xmlsec1', ['--verify', '--insecure', '--enabled-key-data', 'x509', '--enabled-reference-uris', 'empty,same-doc', file('ubl-signed.xml')], { stdio: 'pipe' });
+    const verified = run(['xml', 'verify', file('F001-697.signed.xml'), '--json']);
+    expect(verified.status, verified.stdout).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ valid: true, format: 'ubl-dsig', signer: 'Sofía Íñiguez Peña', hash: 'sha1' });
+
+    const text = signed.toString('latin1');
+    const amount = /<cbc:PayableAmount currencyID="PEN">([\d.]+)<\/cbc:PayableAmount>/.exec(text);
+    expect(amount).not.toBeNull();
+    fs.writeFileSync(file('ubl-changed.xml'), Buffer.from(text.replace(amount![0], amount![0].replace(amount![1]!, '1.00')), 'latin1'));
+    const broken = run(['xml', 'verify', file('ubl-changed.xml')]);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toMatch(/^Firma NO válida: /);
+  });
+
+  it('verifies greenter’s signed sample, and refuses to sign a document already signed', () => {
+    const sample = path.join(SUNAT_SAMPLES, '20600055519-01-F001-00000001.signed.xml');
+    const verified = run(['xml', 'verify', sample]);
+    expect(verified.status, verified.stdout).toBe(0);
+    expect(verified.stdout).toMatch(/^Firma válida: .*\(XMLDSig UBL\), RSA-SHA1\.\n$/);
+    const again = run(['xml', 'sign', sample, '--cert', testCert, '--out', file('twice.xml')]);
+    expect(again.status).toBe(1);
+    expect(fs.existsSync(file('twice.xml'))).toBe(false);
   });
 });
