@@ -238,8 +238,11 @@ export function createFolderWatcher(deps: FolderWatcherDeps): FolderWatcher {
         w.watch = await watchPolledDir(folder.path, own, settings.pollIntervalMs, events);
       } else {
         w.watch = watchLocalDir(folder.path, events);
-        await relist(w);
       }
+      // Listed once the watch is open, whatever its kind: a file written between a polled
+      // watch's first read of the folder and its first poll may change nothing the poll compares
+      // against, and would then wait for a restart. What is already settling or queued is skipped.
+      await relist(w);
     } catch (err) {
       watched.delete(folder.path);
       await w.watch.close().catch(() => undefined);
