@@ -18,7 +18,7 @@ import { canonicalize } from './c14n.js';
 import { certificateFacts, type CertificateFacts } from './certificate.js';
 import { allElements, childrenNamed, elementChildren, isNamed, textOf } from './dom.js';
 import { base64, signatureParts, type SignatureParts } from './signature-parts.js';
-import { checkKeyValues, checkSignatureValue, safeEqual, type XmlVerification } from './verify.js';
+import { checkKeyValues, checkSignatureValue, safeEqual, verification, type XmlVerification } from './verify.js';
 import { parseXml, XmlProblem } from './xml-input.js';
 
 /** The namespace of `ext:UBLExtensions`, `ext:UBLExtension` and `ext:ExtensionContent`. */
@@ -32,14 +32,7 @@ const PROCESSING_INSTRUCTION = 7;
  *   if (!v.valid) console.log(v.problem);
  */
 export function verifyUblDsig(xml: Buffer): XmlVerification {
-  const found: Omit<XmlVerification, 'valid' | 'problem'> = {};
-  try {
-    verifyInto(xml, found);
-    return { valid: true, ...found };
-  } catch (err) {
-    const problem = err instanceof XmlProblem ? err.message : 'La firma no se pudo verificar: el XML tiene una forma que Sello no sabe leer.';
-    return { valid: false, problem, ...found };
-  }
+  return verification(xml, verifyInto);
 }
 
 function verifyInto(xml: Buffer, found: Omit<XmlVerification, 'valid' | 'problem'>): void {

@@ -38,9 +38,14 @@ export interface XmlVerification {
  *   if (!v.valid) console.log(v.problem);
  */
 export function verifyXadesBes(xml: Buffer): XmlVerification {
+  return verification(xml, verifyInto);
+}
+
+/** What a strict check (`check` throws XmlProblem at the first fault) says of `xml`, never throwing; shared with verify-ubl.ts. */
+export function verification(xml: Buffer, check: (xml: Buffer, found: Omit<XmlVerification, 'valid' | 'problem'>) => void): XmlVerification {
   const found: Omit<XmlVerification, 'valid' | 'problem'> = {};
   try {
-    verifyInto(xml, found);
+    check(xml, found);
     return { valid: true, ...found };
   } catch (err) {
     const problem = err instanceof XmlProblem ? err.message : 'La firma no se pudo verificar: el XML tiene una forma que Sello no sabe leer.';
