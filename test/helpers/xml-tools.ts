@@ -36,7 +36,8 @@ export interface ToolResult {
   output: string;
 }
 
-function withFile<T>(xml: Buffer, fn: (file: string) => T): T {
+/** Runs `fn` on `xml` written to a temporary file, removed afterwards. */
+export function withFile<T>(xml: Buffer, fn: (file: string) => T): T {
   const dir = mkdtempSync(path.join(tmpdir(), 'sello-xml-'));
   try {
     const file = path.join(dir, 'doc.xml');
@@ -47,7 +48,8 @@ function withFile<T>(xml: Buffer, fn: (file: string) => T): T {
   }
 }
 
-function tool(cmd: string, args: string[]): ToolResult {
+/** Runs a command to its end: exit 0 or not, and what it printed. */
+export function tool(cmd: string, args: string[]): ToolResult {
   const res = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
   return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
 }

@@ -22,9 +22,9 @@ import { readIssuer } from '../issuer-store.js';
 import { errorFields, formatSriMessages, isSriError, sriBaseUrl, type PurchaseBody, type SriClient } from '../sri/index.js';
 import type { PurchaseReading, ReceivedPurchase } from '../sri/purchase-model.js';
 import { isoAuthorizationDate } from '../sri/purchase-wrapper.js';
-import { purchaseJson } from './view.js';
+import { purchaseJson, type PurchaseRow } from './view.js';
 
-export { purchaseJson, type PurchaseJson } from './view.js';
+export { purchaseJson, type PurchaseJson, type PurchaseRow } from './view.js';
 
 export interface PurchasesDeps {
   store: Store;
@@ -46,9 +46,15 @@ function refuse(field: string, message: string): SelloError {
   return new SelloError('validation_failed', { fields: errorFields([{ path: field, message }]) });
 }
 
-/** The stored row of a purchase of the caller's book and environment. */
-export function findPurchaseRow(store: Store, caller: BookCaller, by: { id: string } | { accessKey: string }): PurchasesTable | undefined {
-  const query = store.db.selectFrom('purchases').selectAll().where('book_id', '=', caller.book.id).where('environment', '=', caller.environment);
+/** Every column of `purchases` but the signed XML. */
+export const PURCHASE_COLUMNS = [
+  'id', 'book_id', 'environment', 'access_key', 'source', 'numero', 'issue_date', 'supplier_ruc', 'supplier_name', 'currency',
+  'subtotal', 'grand_total', 'facts', 'signer_name', 'authorization_number', 'authorization_date', 'created_at',
+] as const satisfies ReadonlyArray<keyof PurchaseRow>;
+
+/** The stored row of a purchase of the caller's book and environment (without its XML). */
+export function findPurchaseRow(store: Store, caller: BookCaller, by: { id: string } | { accessKey: string }): PurchaseRow | undefined {
+  const query = store.db.selectFrom('purchases').select(PURCHASE_COLUMNS).where('book_id', '=', caller.book.id).where('environment', '=', caller.environment);
   return store.first('id' in by ? query.where('id', '=', by.id) : query.where('access_key', '=', by.accessKey));
 }
 
@@ -109,7 +115,7 @@ export function createPurchases(deps: PurchasesDeps): Purchases {
     }
   }
 
-  function insert(caller: BookCaller, reading: Extract<PurchaseReading, { kind: 'purchase' }>, source: 'sri' | 'xml'): { created: boolean; row: PurchasesTable } {
+  function insert(caller: BookCaller, reading: Extract<PurchaseReading, { kind: 'purchase' }>, source: 'sri' | 'xml'): { created: boolean; row: PurchaseRow } {
     const p = reading.purchase;
     return store.transaction(() => {
       const existing = findPurchaseRow(store, caller, { accessKey: p.accessKey });

@@ -6,7 +6,10 @@
 import type { PurchasesTable } from '../../db/schema.js';
 import type { ReceivedPurchase } from '../sri/purchase-model.js';
 
-export function purchaseJson(row: PurchasesTable) {
+/** A stored purchase without its signed XML: what every view and rule reads (the XML weighs up to 2 MB and only the download needs it). */
+export type PurchaseRow = Omit<PurchasesTable, 'xml'>;
+
+export function purchaseJson(row: PurchaseRow) {
   const p = JSON.parse(row.facts) as ReceivedPurchase;
   return {
     id: row.id,

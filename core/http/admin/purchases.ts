@@ -19,10 +19,9 @@
 import { z } from 'zod';
 import type { Book } from '../../auth/index.js';
 import type { DocumentsTable, Store } from '../../db/index.js';
-import type { PurchasesTable } from '../../db/schema.js';
 import type { BookCaller } from '../../documents/index.js';
 import { issueMessages, SelloError } from '../../errors/index.js';
-import { purchaseJson, type PurchaseJson, type Purchases } from '../../fiscal/purchases/index.js';
+import { PURCHASE_COLUMNS, purchaseJson, type PurchaseJson, type PurchaseRow, type Purchases } from '../../fiscal/purchases/index.js';
 import { purchaseBodySchema } from '../../fiscal/sri/index.js';
 import type { AppContext, Route } from '../context.js';
 import { MiB } from '../context.js';
@@ -55,7 +54,7 @@ const targetSchema = z.object({
 });
 
 /** A purchase row as listed: everything but its signed XML (up to 2 MB, which the view does not read), with the book's slug. */
-type ListRow = Omit<PurchasesTable, 'xml'> & { book: string };
+type ListRow = PurchaseRow & { book: string };
 
 /**
  * The Family B caller `Purchases.record` acts for. No admin route before this one acted for a
@@ -82,7 +81,7 @@ export function purchaseAdminRoutes(deps: PurchasesAdminDeps): Route[] {
         const rows = listPurchases(store, query);
         const byPurchase = withholdingsOf(rows.map((r) => r.id));
         ctx.body = {
-          data: rows.map((row) => toItem(purchaseJson({ ...row, xml: '' }), row.book, row.environment, byPurchase.get(row.id) ?? [])),
+          data: rows.map((row) => toItem(purchaseJson(row), row.book, row.environment, byPurchase.get(row.id) ?? [])),
           meta: { total: countPurchases(store, query), limit: query.limit, offset: query.offset },
         };
       },
@@ -156,9 +155,7 @@ function listPurchases(store: Store, query: ListQuery): ListRow[] {
   const w = where(query);
   return store
     .statement<Array<string | number>, ListRow>(
-      `select p.id, p.book_id, p.environment, p.access_key, p.source, p.numero, p.issue_date, p.supplier_ruc, p.supplier_name,
-              p.currency, p.subtotal, p.grand_total, p.facts, p.signer_name, p.authorization_number, p.authorization_date,
-              p.created_at, b.slug as book
+      `select ${PURCHASE_COLUMNS.map((c) => `p.${c}`).join(', ')}, b.slug as book
          from purchases p
          join books b on b.id = p.book_id
         where p.rowid in (select p.rowid from purchases p where ${w.sql} order by p.rowid desc limit ? offset ?)

@@ -3,16 +3,14 @@
  * independent tools: xmlsec1 for XMLDSig (URI="" allowed, key only from the certificate) and
  * xmllint against the OASIS UBL 2.1 Invoice schema; and by greenter's signed sample.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { softwareKeySource } from '../../../core/signing/key-sources/index.js';
 import { signUblDsig, verifyUblDsig, xmlSignerFrom, type XmlSigner } from '../../../core/xml/index.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { createTestPki, type TestPki } from '../../helpers/test-ca.js';
-import { changeByte, type ToolResult } from '../../helpers/xml-tools.js';
+import { changeByte, tool, withFile, type ToolResult } from '../../helpers/xml-tools.js';
 
 const SUNAT = path.join(repoRoot, 'test/fixtures/sunat');
 const sample = (name: string): Buffer => readFileSync(path.join(SUNAT, 'samples', name));
@@ -28,22 +26,6 @@ beforeAll(async () => {
   signer = xmlSignerFrom(softwareKeySource({ key: pki.leaf.privateKey, certificate: pki.leaf.certificate, chain: pki.leaf.chain }));
 });
 afterAll(() => pki.cleanup());
-
-function withFile(xml: Buffer, fn: (file: string) => ToolResult): ToolResult {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sello-ubl-'));
-  try {
-    const file = path.join(dir, 'doc.xml');
-    writeFileSync(file, xml);
-    return fn(file);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function tool(cmd: string, args: string[]): ToolResult {
-  const res = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
-  return { ok: res.status === 0, output: `${res.stdout}${res.stderr}` };
-}
 
 /** xmlsec1 as the fiscal README runs it for Peru: key from the certificate, URI="" allowed. */
 const xmlsec1 = (xml: Buffer): ToolResult =>
